@@ -1,0 +1,37 @@
+# The README's two commands: `make run` (set up, then serve) and `make test` (set up, then
+# every check CI runs). Both work on a fresh machine: they make the virtualenv, install the
+# package (llama-cpp-python compiles once, then pip's wheel cache serves it) and fetch models.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test setup models lint proto
+
+run: models
+	$(BIN)/npc-brain serve
+
+test: models lint
+	$(BIN)/python -m pytest
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --editable '.[dev]'
+	touch $(STAMP)
+
+models: $(STAMP)
+	$(BIN)/npc-brain models fetch
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy npc_brain
+
+# Regenerates npc_brain/v1 from the proto (tests fail if the committed code is stale).
+proto: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -I proto --python_out=. --grpc_python_out=. \
+		--pyi_out=. proto/npc_brain/v1/brain.proto

@@ -1,0 +1,35 @@
+"""What an agent is doing (domain value of the Act and Tick answers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from npc_brain.memory.records import SECONDS_PER_HOUR, GameTime
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a conversation."""
+
+    speaker_id: str
+    text: str
+    end_conversation: bool = False
+
+
+@dataclass(frozen=True)
+class Action:
+    """An activity at an address the agent knows, from `start` for `duration_minutes`."""
+
+    description: str
+    address: str
+    start: GameTime
+    duration_minutes: int
+    emoji: str
+    object_state: str = ""
+    chat_with_agent_id: str = ""
+    chat: tuple[Line, ...] = ()
+
+    def covers(self, game_time: GameTime) -> bool:
+        """True while the action is still running at game_time."""
+        end = self.start + self.duration_minutes * SECONDS_PER_HOUR / 60
+        return self.start <= game_time < end

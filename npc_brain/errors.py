@@ -1,0 +1,39 @@
+"""Domain errors. The transport maps each class to a status once (server/status.py).
+
+    NpcBrainError
+    ├── InvalidArgument      bad input; names the field; nothing changed
+    ├── NotFound             unknown agent or memory
+    ├── FailedPrecondition   the world or the server is not in a state to do it
+    ├── Unimplemented        the feature belongs to an issue that has not landed
+    └── ResourceExhausted    a queue or limit is full; retry later
+
+No module here imports grpc.
+"""
+
+
+class NpcBrainError(Exception):
+    """Base of every error the brain reports to a caller."""
+
+
+class InvalidArgument(NpcBrainError):
+    """A request field is invalid; `field` names it (dotted path, e.g. `persona.name`)."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+
+
+class NotFound(NpcBrainError):
+    """An agent, memory or snapshot does not exist."""
+
+
+class FailedPrecondition(NpcBrainError):
+    """The operation cannot run in the current state (e.g. embedding model mismatch)."""
+
+
+class Unimplemented(NpcBrainError):
+    """The RPC exists in the contract but its feature has not landed yet."""
+
+
+class ResourceExhausted(NpcBrainError):
+    """A bounded queue or limit is full."""

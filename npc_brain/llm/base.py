@@ -1,0 +1,66 @@
+"""The two one-verb protocols every model backend implements."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+TokenSink = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message; the backend renders it with the model's own chat template."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A finished completion and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    truncated: bool = False  # stopped by max_tokens rather than by the model
+
+
+class ChatModel(Protocol):
+    """A chat model. `schema` (a JSON schema) constrains the output by grammar.
+
+    Implementations serve one call at a time; callers run them off the event loop.
+    `on_token`, when given, receives each piece of text as it is generated.
+    """
+
+    model_id: str
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion: ...
+
+
+class Embedder(Protocol):
+    """A sentence embedder returning L2-normalised float32 rows, one per text."""
+
+    model_id: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+
+def normalise_rows(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Scales each row to unit length (zero rows stay zero)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)

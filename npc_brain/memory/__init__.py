@@ -1,0 +1,1 @@
+"""The memory stream: records, the SQLite store, the per-agent index, retrieval scoring."""

@@ -1,0 +1,84 @@
+"""Domain values of the memory stream. Game time is float seconds since 1970-01-01 UTC."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+GameTime = float
+SECONDS_PER_HOUR = 3600.0
+
+
+class MemoryKind(IntEnum):
+    """Same numbers as npc_brain.v1.MemoryKind."""
+
+    OBSERVATION = 1
+    REFLECTION = 2
+    PLAN = 3
+    DIALOGUE = 4
+
+
+class SourceKind(IntEnum):
+    """Same numbers as npc_brain.v1.SourceKind."""
+
+    SEEN = 1
+    HEARD = 2
+    TOLD = 3
+    AUTHOR = 4
+
+
+@dataclass(frozen=True)
+class Source:
+    """How an agent came to know something, and from whom."""
+
+    kind: SourceKind = SourceKind.SEEN
+    agent_id: str = ""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One thing perceived, as the game reports it."""
+
+    text: str
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    address: str = ""
+    source: Source = field(default_factory=Source)
+    importance: int | None = None  # an override; None means "rate it"
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory about to be written: everything but its id."""
+
+    kind: MemoryKind
+    description: str
+    created: GameTime
+    importance: float
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    address: str = ""
+    source: Source = field(default_factory=Source)
+    evidence_ids: tuple[int, ...] = ()
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class MemoryRecord(NewMemory):
+    """A stored memory."""
+
+    memory_id: int = 0
+    last_accessed: GameTime = 0.0
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    """A retrieved memory with its score and normalised terms (before weighting)."""
+
+    memory: MemoryRecord
+    score: float
+    recency: float
+    importance: float
+    relevance: float

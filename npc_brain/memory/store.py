@@ -1,0 +1,285 @@
+"""The durable store: one SQLite database per world (WAL, synchronous=FULL).
+
+A write returns only after it is committed, so whatever an RPC acknowledged survives
+a crash of the process or the machine. Embeddings live here too (float32 blobs), with
+the embedding model's id and dimension, so the FAISS index can always be rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from npc_brain.errors import FailedPrecondition
+from npc_brain.memory.records import (
+    GameTime,
+    MemoryKind,
+    MemoryRecord,
+    NewMemory,
+    Source,
+    SourceKind,
+)
+from npc_brain.persona import AgentRecord, Persona
+
+
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    """Runs ';'-separated DDL inside the caller's transaction (executescript would commit)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def m001_create_schema(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE agents (
+            agent_id TEXT PRIMARY KEY,
+            persona_json TEXT NOT NULL,
+            reflection_enabled INTEGER NOT NULL,
+            planning_enabled INTEGER NOT NULL
+        );
+        CREATE TABLE memories (
+            memory_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            agent_id TEXT NOT NULL REFERENCES agents(agent_id),
+            kind INTEGER NOT NULL,
+            description TEXT NOT NULL,
+            subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL,
+            address TEXT NOT NULL,
+            source_kind INTEGER NOT NULL, source_agent_id TEXT NOT NULL,
+            created REAL NOT NULL,
+            last_accessed REAL NOT NULL,
+            importance REAL NOT NULL,
+            evidence_json TEXT NOT NULL,
+            depth INTEGER NOT NULL,
+            embedding BLOB NOT NULL
+        );
+        CREATE INDEX memories_by_agent ON memories(agent_id, memory_id);
+        CREATE TABLE places (
+            agent_id TEXT NOT NULL REFERENCES agents(agent_id),
+            address TEXT NOT NULL,
+            first_seen REAL NOT NULL,
+            PRIMARY KEY (agent_id, address)
+        );
+        """,
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_create_schema,)
+
+_MEMORY_COLUMNS = (
+    "memory_id, kind, description, subject, predicate, object, address, source_kind,"
+    " source_agent_id, created, last_accessed, importance, evidence_json, depth"
+)
+
+
+class WorldStore:
+    """All durable state of one world. Thread-safe; every write is one transaction."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+            with self._transaction() as db:
+                migration(db)
+                db.execute(f"PRAGMA user_version={number}")
+
+    # Embedding model -------------------------------------------------------------
+
+    def bind_embedding_model(self, model_id: str, dimension: int) -> None:
+        """Records the world's embedding model, or refuses a different one."""
+        with self._transaction() as db:
+            rows = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'embed_%'"))
+            if not rows:
+                db.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)",
+                    [("embed_model_id", model_id), ("embed_dimension", str(dimension))],
+                )
+                return
+        if rows["embed_model_id"] != model_id or int(rows["embed_dimension"]) != dimension:
+            raise FailedPrecondition(
+                f"world {self.path.stem!r} was built with embedding model "
+                f"{rows['embed_model_id']} ({rows['embed_dimension']}-d) but the server uses "
+                f"{model_id} ({dimension}-d); start the server with that embedding model "
+                f"or use another data directory"
+            )
+
+    # Agents ----------------------------------------------------------------------
+
+    def upsert_agent(self, agent: AgentRecord) -> None:
+        persona = asdict(agent.persona)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO agents VALUES (?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET"
+                " persona_json = excluded.persona_json",
+                (
+                    agent.agent_id,
+                    json.dumps(persona),
+                    agent.reflection_enabled,
+                    agent.planning_enabled,
+                ),
+            )
+
+    def get_agent(self, agent_id: str) -> AgentRecord | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT persona_json, reflection_enabled, planning_enabled FROM agents"
+                " WHERE agent_id = ?",
+                (agent_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        fields = json.loads(row[0])
+        fields["daily_requirements"] = tuple(fields["daily_requirements"])
+        return AgentRecord(agent_id, Persona(**fields), bool(row[1]), bool(row[2]))
+
+    # Memories --------------------------------------------------------------------
+
+    def add_memories(
+        self, agent_id: str, memories: Sequence[NewMemory], vectors: NDArray[np.float32]
+    ) -> list[MemoryRecord]:
+        """Writes memories with their embeddings in one transaction; returns them with ids."""
+        stored: list[MemoryRecord] = []
+        with self._transaction() as db:
+            for memory, vector in zip(memories, vectors, strict=True):
+                cursor = db.execute(
+                    "INSERT INTO memories (agent_id, kind, description, subject, predicate,"
+                    " object, address, source_kind, source_agent_id, created, last_accessed,"
+                    " importance, evidence_json, depth, embedding)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        agent_id,
+                        int(memory.kind),
+                        memory.description,
+                        memory.subject,
+                        memory.predicate,
+                        memory.object,
+                        memory.address,
+                        int(memory.source.kind),
+                        memory.source.agent_id,
+                        memory.created,
+                        memory.created,
+                        memory.importance,
+                        json.dumps(list(memory.evidence_ids)),
+                        memory.depth,
+                        np.asarray(vector, dtype=np.float32).tobytes(),
+                    ),
+                )
+                assert cursor.lastrowid is not None
+                stored.append(_stored(memory, cursor.lastrowid))
+        return stored
+
+    def load_memories(
+        self, agent_id: str, dimension: int
+    ) -> tuple[list[MemoryRecord], NDArray[np.float32]]:
+        """Every memory of an agent, oldest first, with the embedding matrix."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_MEMORY_COLUMNS}, embedding FROM memories WHERE agent_id = ?"
+                " ORDER BY memory_id",
+                (agent_id,),
+            ).fetchall()
+        vectors = np.zeros((len(rows), dimension), dtype=np.float32)
+        for i, row in enumerate(rows):
+            vectors[i] = np.frombuffer(row[-1], dtype=np.float32)
+        return [_record(row) for row in rows], vectors
+
+    def touch(self, memory_ids: Sequence[int], game_time: GameTime) -> None:
+        """Sets last_accessed of memories to game_time (retrieval counts as access)."""
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE memories SET last_accessed = ? WHERE memory_id = ?",
+                [(game_time, memory_id) for memory_id in memory_ids],
+            )
+
+    # Places ----------------------------------------------------------------------
+
+    def add_places(self, agent_id: str, addresses: Sequence[str], game_time: GameTime) -> None:
+        """Adds addresses to the places an agent knows (spatial memory)."""
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO places VALUES (?, ?, ?)",
+                [(agent_id, address, game_time) for address in addresses if address],
+            )
+
+    def places(self, agent_id: str) -> list[str]:
+        """The addresses an agent knows, in the order it learnt them."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT address FROM places WHERE agent_id = ? ORDER BY first_seen, rowid",
+                (agent_id,),
+            ).fetchall()
+        return [address for (address,) in rows]
+
+
+def _stored(memory: NewMemory, memory_id: int) -> MemoryRecord:
+    values = {f.name: getattr(memory, f.name) for f in fields(NewMemory)}
+    return MemoryRecord(**values, memory_id=memory_id, last_accessed=memory.created)
+
+
+def _record(row: tuple[Any, ...]) -> MemoryRecord:
+    (
+        memory_id,
+        kind,
+        description,
+        subject,
+        predicate,
+        obj,
+        address,
+        source_kind,
+        source_agent_id,
+        created,
+        last_accessed,
+        importance,
+        evidence_json,
+        depth,
+    ) = row[:14]
+    return MemoryRecord(
+        memory_id=int(memory_id),
+        kind=MemoryKind(kind),
+        description=str(description),
+        subject=str(subject),
+        predicate=str(predicate),
+        object=str(obj),
+        address=str(address),
+        source=Source(SourceKind(source_kind), str(source_agent_id)),
+        created=float(created),
+        last_accessed=float(last_accessed),
+        importance=float(importance),
+        evidence_ids=tuple(json.loads(str(evidence_json))),
+        depth=int(depth),
+    )

@@ -1,0 +1,48 @@
+"""Agents and their personas (domain values, no transport types)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Persona:
+    """Who an agent is; every text goes into the agent's prompts."""
+
+    name: str
+    age: int = 0
+    innate: str = ""
+    learned: str = ""
+    currently: str = ""
+    lifestyle: str = ""
+    home_address: str = ""
+    daily_requirements: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """The persona as the short paragraph the paper puts at the top of prompts."""
+        lines = [f"Name: {self.name}"]
+        if self.age:
+            lines.append(f"Age: {self.age}")
+        for label, value in (
+            ("Innate traits", self.innate),
+            ("Learned traits", self.learned),
+            ("Currently", self.currently),
+            ("Lifestyle", self.lifestyle),
+            ("Home", self.home_address),
+        ):
+            if value:
+                lines.append(f"{label}: {value}")
+        if self.daily_requirements:
+            lines.append("Daily requirements: " + "; ".join(self.daily_requirements))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class AgentRecord:
+    """A stored agent: persona plus the paper's ablation switches."""
+
+    agent_id: str
+    persona: Persona
+    reflection_enabled: bool = True
+    planning_enabled: bool = True
+    extra: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""Transport: the gRPC servicer, conversions and status mapping. The core never imports grpc."""

@@ -1,0 +1,197 @@
+"""Conversions between protobuf messages and domain values."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from npc_brain.action import Action, Line
+from npc_brain.brain import AgentTick, TickResult
+from npc_brain.errors import InvalidArgument
+from npc_brain.memory.records import (
+    GameTime,
+    MemoryKind,
+    MemoryRecord,
+    Observation,
+    ScoredMemory,
+    Source,
+    SourceKind,
+)
+from npc_brain.memory.retrieval import Weights
+from npc_brain.persona import AgentRecord, Persona
+from npc_brain.usage import UsageSummary
+from npc_brain.v1 import brain_pb2 as pb
+
+# Timestamps the store can hold exactly enough: years 1..9999 (protobuf's own range).
+_MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799
+
+
+def time_from_pb(field: str, message: object, *, required: bool = True) -> GameTime | None:
+    """The game time in `message.<field>`; INVALID_ARGUMENT when required and unset."""
+    if not message.HasField(field):  # type: ignore[attr-defined]
+        if required:
+            raise InvalidArgument(field, "is required (the game clock)")
+        return None
+    stamp: Timestamp = getattr(message, field)
+    if not _MIN_SECONDS <= stamp.seconds <= _MAX_SECONDS or not 0 <= stamp.nanos < 10**9:
+        raise InvalidArgument(field, "is outside years 1..9999")
+    return stamp.seconds + stamp.nanos / 1e9
+
+
+def required_time(field: str, message: object) -> GameTime:
+    value = time_from_pb(field, message)
+    assert value is not None
+    return value
+
+
+def time_to_pb(game_time: GameTime) -> Timestamp:
+    seconds = int(game_time // 1)
+    return Timestamp(seconds=seconds, nanos=int(round((game_time - seconds) * 1e9)) % 10**9)
+
+
+def persona_from_pb(p: pb.Persona) -> Persona:
+    return Persona(
+        name=p.name,
+        age=p.age,
+        innate=p.innate,
+        learned=p.learned,
+        currently=p.currently,
+        lifestyle=p.lifestyle,
+        home_address=p.home_address,
+        daily_requirements=tuple(p.daily_requirements),
+    )
+
+
+def agent_to_pb(world_id: str, agent: AgentRecord) -> pb.Agent:
+    p = agent.persona
+    return pb.Agent(
+        world_id=world_id,
+        agent_id=agent.agent_id,
+        persona=pb.Persona(
+            name=p.name,
+            age=p.age,
+            innate=p.innate,
+            learned=p.learned,
+            currently=p.currently,
+            lifestyle=p.lifestyle,
+            home_address=p.home_address,
+            daily_requirements=list(p.daily_requirements),
+        ),
+        reflection_enabled=agent.reflection_enabled,
+        planning_enabled=agent.planning_enabled,
+    )
+
+
+def observations_from_pb(
+    observations: Sequence[pb.Observation], prefix: str = ""
+) -> list[Observation]:
+    return [
+        Observation(
+            text=o.text,
+            subject=o.subject,
+            predicate=o.predicate,
+            object=o.object,
+            address=o.address,
+            source=source_from_pb(f"{prefix}observations[{i}].source", o.source),
+            importance=o.importance if o.HasField("importance") else None,
+        )
+        for i, o in enumerate(observations)
+    ]
+
+
+def source_from_pb(field: str, source: pb.Source) -> Source:
+    kind = source.kind or SourceKind.SEEN
+    if kind not in SourceKind._value2member_map_:
+        raise InvalidArgument(f"{field}.kind", f"unknown source kind {kind}")
+    return Source(SourceKind(kind), source.agent_id)
+
+
+def kinds_from_pb(field: str, kinds: Sequence[int]) -> list[MemoryKind]:
+    out = []
+    for i, kind in enumerate(kinds):
+        if kind not in MemoryKind._value2member_map_:
+            raise InvalidArgument(f"{field}[{i}]", f"unknown memory kind {kind}")
+        out.append(MemoryKind(kind))
+    return out
+
+
+def weights_from_pb(w: pb.Weights) -> Weights:
+    return Weights(w.recency, w.importance, w.relevance)
+
+
+def memory_to_pb(m: MemoryRecord) -> pb.Memory:
+    return pb.Memory(
+        memory_id=str(m.memory_id),
+        kind=pb.MemoryKind.Name(int(m.kind)),
+        description=m.description,
+        subject=m.subject,
+        predicate=m.predicate,
+        object=m.object,
+        address=m.address,
+        source=pb.Source(kind=pb.SourceKind.Name(int(m.source.kind)), agent_id=m.source.agent_id),
+        created=time_to_pb(m.created),
+        last_accessed=time_to_pb(m.last_accessed),
+        importance=m.importance,
+        evidence_ids=[str(i) for i in m.evidence_ids],
+        depth=m.depth,
+    )
+
+
+def scored_to_pb(s: ScoredMemory) -> pb.ScoredMemory:
+    return pb.ScoredMemory(
+        memory=memory_to_pb(s.memory),
+        score=s.score,
+        recency=s.recency,
+        importance=s.importance,
+        relevance=s.relevance,
+    )
+
+
+def line_to_pb(line: Line) -> pb.Utterance:
+    return pb.Utterance(
+        speaker_id=line.speaker_id, text=line.text, end_conversation=line.end_conversation
+    )
+
+
+def action_to_pb(a: Action) -> pb.Action:
+    return pb.Action(
+        description=a.description,
+        address=a.address,
+        start=time_to_pb(a.start),
+        duration_minutes=a.duration_minutes,
+        emoji=a.emoji,
+        object_state=a.object_state,
+        chat_with_agent_id=a.chat_with_agent_id,
+        chat=[line_to_pb(line) for line in a.chat],
+    )
+
+
+def agent_ticks_from_pb(ticks: Sequence[pb.AgentTick]) -> list[AgentTick]:
+    return [
+        AgentTick(
+            t.agent_id,
+            observations_from_pb(t.observations, f"agents[{i}]."),
+            list(t.visible_addresses),
+        )
+        for i, t in enumerate(ticks)
+    ]
+
+
+def tick_result_to_pb(r: TickResult) -> pb.AgentResult:
+    return pb.AgentResult(
+        agent_id=r.agent_id,
+        action=action_to_pb(r.action),
+        pending=r.pending,
+        memory_ids=r.memory_ids,
+    )
+
+
+def stats_to_pb(s: UsageSummary) -> pb.Stats:
+    return pb.Stats(
+        model_calls=s.model_calls,
+        prompt_tokens=s.prompt_tokens,
+        completion_tokens=s.completion_tokens,
+        calls_by_kind=s.calls_by_kind,
+        game_hours=s.game_hours,
+    )

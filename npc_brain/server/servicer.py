@@ -1,0 +1,165 @@
+"""The gRPC servicer: protobuf in, one Brain call, protobuf out; errors mapped once."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from npc_brain.action import Line
+from npc_brain.brain import Brain
+from npc_brain.errors import NpcBrainError, Unimplemented
+from npc_brain.server import convert
+from npc_brain.server.status import status_of
+from npc_brain.v1 import brain_pb2 as pb
+from npc_brain.v1 import brain_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+Handler = Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]
+
+
+async def _abort(error: Exception, context: grpc.aio.ServicerContext) -> None:
+    if isinstance(error, NpcBrainError):
+        await context.abort(status_of(error), str(error))
+    log.exception("unexpected error", exc_info=error)
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error; the server log has details")
+
+
+def unary(method: Handler[Req, Resp]) -> Handler[Req, Resp]:
+    """Maps domain errors of a unary handler to statuses; anything else is INTERNAL."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+        try:
+            return await method(self, request, context)
+        except Exception as error:  # noqa: BLE001 - the one place errors become statuses
+            await _abort(error, context)
+            raise  # unreachable: abort raises
+
+    return wrapper
+
+
+def _not_yet(feature: str) -> Unimplemented:
+    return Unimplemented(f"{feature} has not landed yet; this RPC is reserved in the contract")
+
+
+class BrainServicer(pb_grpc.BrainServicer):
+    """npc_brain.v1.Brain over a Brain."""
+
+    def __init__(self, brain: Brain) -> None:
+        self._brain = brain
+
+    @unary
+    async def UpsertAgent(self, request: pb.UpsertAgentRequest, context: Any) -> pb.Agent:
+        game_time = convert.time_from_pb("game_time", request, required=False)
+        agent = await self._brain.upsert_agent(
+            request.world_id, request.agent_id, convert.persona_from_pb(request.persona), game_time
+        )
+        return convert.agent_to_pb(request.world_id or "default", agent)
+
+    @unary
+    async def GetAgent(self, request: pb.GetAgentRequest, context: Any) -> pb.Agent:
+        agent = await self._brain.get_agent(request.world_id, request.agent_id)
+        return convert.agent_to_pb(request.world_id or "default", agent)
+
+    @unary
+    async def Perceive(self, request: pb.PerceiveRequest, context: Any) -> pb.PerceiveResponse:
+        ids = await self._brain.perceive(
+            request.world_id,
+            request.agent_id,
+            convert.required_time("game_time", request),
+            convert.observations_from_pb(request.observations),
+            list(request.visible_addresses),
+        )
+        return pb.PerceiveResponse(memory_ids=ids)
+
+    @unary
+    async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
+        action, pending = await self._brain.act(
+            request.world_id,
+            request.agent_id,
+            convert.required_time("game_time", request),
+            request.max_wait_ms,
+        )
+        return pb.ActResponse(action=convert.action_to_pb(action), pending=pending)
+
+    @unary
+    async def Tick(self, request: pb.TickRequest, context: Any) -> pb.TickResponse:
+        results = await self._brain.tick(
+            request.world_id,
+            convert.required_time("game_time", request),
+            convert.agent_ticks_from_pb(request.agents),
+            request.max_wait_ms,
+        )
+        return pb.TickResponse(results=[convert.tick_result_to_pb(r) for r in results])
+
+    async def Converse(
+        self, request: pb.ConverseRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ConverseEvent]:
+        try:
+            events = self._brain.converse(
+                request.world_id,
+                request.agent_id,
+                convert.required_time("game_time", request),
+                request.speaker_id,
+                request.utterance,
+                request.interview,
+            )
+            async for event in events:
+                if isinstance(event, Line):
+                    yield pb.ConverseEvent(final=convert.line_to_pb(event))
+                else:
+                    yield pb.ConverseEvent(token=event)
+        except Exception as error:  # noqa: BLE001 - the one place errors become statuses
+            await _abort(error, context)
+
+    @unary
+    async def Retrieve(self, request: pb.RetrieveRequest, context: Any) -> pb.RetrieveResponse:
+        found = await self._brain.retrieve(
+            request.world_id,
+            request.agent_id,
+            convert.required_time("game_time", request),
+            request.query,
+            request.k,
+            convert.weights_from_pb(request.weights),
+            convert.kinds_from_pb("kinds", request.kinds),
+        )
+        return pb.RetrieveResponse(memories=[convert.scored_to_pb(s) for s in found])
+
+    @unary
+    async def GetStats(self, request: pb.GetStatsRequest, context: Any) -> pb.Stats:
+        summary = await self._brain.stats(request.world_id, request.agent_id)
+        return convert.stats_to_pb(summary)
+
+    @unary
+    async def ListMemories(self, request: Any, context: Any) -> Any:
+        raise _not_yet("ListMemories (the memory stream issue)")
+
+    @unary
+    async def AddMemory(self, request: Any, context: Any) -> Any:
+        raise _not_yet("AddMemory (the memory stream issue)")
+
+    @unary
+    async def ForgetMemory(self, request: Any, context: Any) -> Any:
+        raise _not_yet("ForgetMemory (the memory stream issue)")
+
+    @unary
+    async def Reflect(self, request: Any, context: Any) -> Any:
+        raise _not_yet("Reflection (the cognitive loop issue)")
+
+    @unary
+    async def SaveWorld(self, request: Any, context: Any) -> Any:
+        raise _not_yet("Save and load (the hardening issue)")
+
+    @unary
+    async def LoadWorld(self, request: Any, context: Any) -> Any:
+        raise _not_yet("Save and load (the hardening issue)")
+
+    @unary
+    async def ListSnapshots(self, request: Any, context: Any) -> Any:
+        raise _not_yet("Save and load (the hardening issue)")

@@ -1,0 +1,470 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class MemoryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MEMORY_KIND_UNSPECIFIED: _ClassVar[MemoryKind]
+    OBSERVATION: _ClassVar[MemoryKind]
+    REFLECTION: _ClassVar[MemoryKind]
+    PLAN: _ClassVar[MemoryKind]
+    DIALOGUE: _ClassVar[MemoryKind]
+
+class SourceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SOURCE_KIND_UNSPECIFIED: _ClassVar[SourceKind]
+    SEEN: _ClassVar[SourceKind]
+    HEARD: _ClassVar[SourceKind]
+    TOLD: _ClassVar[SourceKind]
+    AUTHOR: _ClassVar[SourceKind]
+MEMORY_KIND_UNSPECIFIED: MemoryKind
+OBSERVATION: MemoryKind
+REFLECTION: MemoryKind
+PLAN: MemoryKind
+DIALOGUE: MemoryKind
+SOURCE_KIND_UNSPECIFIED: SourceKind
+SEEN: SourceKind
+HEARD: SourceKind
+TOLD: SourceKind
+AUTHOR: SourceKind
+
+class Persona(_message.Message):
+    __slots__ = ("name", "age", "innate", "learned", "currently", "lifestyle", "home_address", "daily_requirements")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    AGE_FIELD_NUMBER: _ClassVar[int]
+    INNATE_FIELD_NUMBER: _ClassVar[int]
+    LEARNED_FIELD_NUMBER: _ClassVar[int]
+    CURRENTLY_FIELD_NUMBER: _ClassVar[int]
+    LIFESTYLE_FIELD_NUMBER: _ClassVar[int]
+    HOME_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    DAILY_REQUIREMENTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    age: int
+    innate: str
+    learned: str
+    currently: str
+    lifestyle: str
+    home_address: str
+    daily_requirements: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., age: _Optional[int] = ..., innate: _Optional[str] = ..., learned: _Optional[str] = ..., currently: _Optional[str] = ..., lifestyle: _Optional[str] = ..., home_address: _Optional[str] = ..., daily_requirements: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Agent(_message.Message):
+    __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PERSONA_FIELD_NUMBER: _ClassVar[int]
+    REFLECTION_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    PLANNING_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    persona: Persona
+    reflection_enabled: bool
+    planning_enabled: bool
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ...) -> None: ...
+
+class UpsertAgentRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "persona", "game_time")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PERSONA_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    persona: Persona
+    game_time: _timestamp_pb2.Timestamp
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetAgentRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class Source(_message.Message):
+    __slots__ = ("kind", "agent_id")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    kind: SourceKind
+    agent_id: str
+    def __init__(self, kind: _Optional[_Union[SourceKind, str]] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class Observation(_message.Message):
+    __slots__ = ("text", "subject", "predicate", "object", "address", "source", "importance")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    PREDICATE_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    subject: str
+    predicate: str
+    object: str
+    address: str
+    source: Source
+    importance: int
+    def __init__(self, text: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., importance: _Optional[int] = ...) -> None: ...
+
+class PerceiveRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "game_time", "observations", "visible_addresses")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    VISIBLE_ADDRESSES_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    game_time: _timestamp_pb2.Timestamp
+    observations: _containers.RepeatedCompositeFieldContainer[Observation]
+    visible_addresses: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ..., visible_addresses: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class PerceiveResponse(_message.Message):
+    __slots__ = ("memory_ids",)
+    MEMORY_IDS_FIELD_NUMBER: _ClassVar[int]
+    memory_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, memory_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Memory(_message.Message):
+    __slots__ = ("memory_id", "kind", "description", "subject", "predicate", "object", "address", "source", "created", "last_accessed", "importance", "evidence_ids", "depth")
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    PREDICATE_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACCESSED_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_IDS_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    memory_id: str
+    kind: MemoryKind
+    description: str
+    subject: str
+    predicate: str
+    object: str
+    address: str
+    source: Source
+    created: _timestamp_pb2.Timestamp
+    last_accessed: _timestamp_pb2.Timestamp
+    importance: float
+    evidence_ids: _containers.RepeatedScalarFieldContainer[str]
+    depth: int
+    def __init__(self, memory_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., description: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_accessed: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., importance: _Optional[float] = ..., evidence_ids: _Optional[_Iterable[str]] = ..., depth: _Optional[int] = ...) -> None: ...
+
+class AddMemoryRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "game_time", "kind", "observation")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    game_time: _timestamp_pb2.Timestamp
+    kind: MemoryKind
+    observation: Observation
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
+
+class Weights(_message.Message):
+    __slots__ = ("recency", "importance", "relevance")
+    RECENCY_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    recency: float
+    importance: float
+    relevance: float
+    def __init__(self, recency: _Optional[float] = ..., importance: _Optional[float] = ..., relevance: _Optional[float] = ...) -> None: ...
+
+class RetrieveRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "game_time", "query", "k", "weights", "kinds")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    WEIGHTS_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    game_time: _timestamp_pb2.Timestamp
+    query: str
+    k: int
+    weights: Weights
+    kinds: _containers.RepeatedScalarFieldContainer[MemoryKind]
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., query: _Optional[str] = ..., k: _Optional[int] = ..., weights: _Optional[_Union[Weights, _Mapping]] = ..., kinds: _Optional[_Iterable[_Union[MemoryKind, str]]] = ...) -> None: ...
+
+class ScoredMemory(_message.Message):
+    __slots__ = ("memory", "score", "recency", "importance", "relevance")
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    RECENCY_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    score: float
+    recency: float
+    importance: float
+    relevance: float
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ..., recency: _Optional[float] = ..., importance: _Optional[float] = ..., relevance: _Optional[float] = ...) -> None: ...
+
+class RetrieveResponse(_message.Message):
+    __slots__ = ("memories",)
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[ScoredMemory]
+    def __init__(self, memories: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ...) -> None: ...
+
+class Utterance(_message.Message):
+    __slots__ = ("speaker_id", "text", "end_conversation")
+    SPEAKER_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    END_CONVERSATION_FIELD_NUMBER: _ClassVar[int]
+    speaker_id: str
+    text: str
+    end_conversation: bool
+    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ...) -> None: ...
+
+class Action(_message.Message):
+    __slots__ = ("description", "address", "start", "duration_minutes", "emoji", "object_state", "chat_with_agent_id", "chat")
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    EMOJI_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_STATE_FIELD_NUMBER: _ClassVar[int]
+    CHAT_WITH_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    address: str
+    start: _timestamp_pb2.Timestamp
+    duration_minutes: int
+    emoji: str
+    object_state: str
+    chat_with_agent_id: str
+    chat: _containers.RepeatedCompositeFieldContainer[Utterance]
+    def __init__(self, description: _Optional[str] = ..., address: _Optional[str] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_minutes: _Optional[int] = ..., emoji: _Optional[str] = ..., object_state: _Optional[str] = ..., chat_with_agent_id: _Optional[str] = ..., chat: _Optional[_Iterable[_Union[Utterance, _Mapping]]] = ...) -> None: ...
+
+class ActRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "game_time", "max_wait_ms")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    MAX_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    game_time: _timestamp_pb2.Timestamp
+    max_wait_ms: int
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_wait_ms: _Optional[int] = ...) -> None: ...
+
+class ActResponse(_message.Message):
+    __slots__ = ("action", "pending")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    action: Action
+    pending: bool
+    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., pending: _Optional[bool] = ...) -> None: ...
+
+class AgentTick(_message.Message):
+    __slots__ = ("agent_id", "observations", "visible_addresses")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    VISIBLE_ADDRESSES_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    observations: _containers.RepeatedCompositeFieldContainer[Observation]
+    visible_addresses: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, agent_id: _Optional[str] = ..., observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ..., visible_addresses: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TickRequest(_message.Message):
+    __slots__ = ("world_id", "game_time", "agents", "max_wait_ms")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    MAX_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    game_time: _timestamp_pb2.Timestamp
+    agents: _containers.RepeatedCompositeFieldContainer[AgentTick]
+    max_wait_ms: int
+    def __init__(self, world_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentTick, _Mapping]]] = ..., max_wait_ms: _Optional[int] = ...) -> None: ...
+
+class AgentResult(_message.Message):
+    __slots__ = ("agent_id", "action", "pending", "memory_ids")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_IDS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    action: Action
+    pending: bool
+    memory_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, agent_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., pending: _Optional[bool] = ..., memory_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TickResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[AgentResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[AgentResult, _Mapping]]] = ...) -> None: ...
+
+class ConverseRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "game_time", "speaker_id", "utterance", "conversation_id", "interview")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    SPEAKER_ID_FIELD_NUMBER: _ClassVar[int]
+    UTTERANCE_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    INTERVIEW_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    game_time: _timestamp_pb2.Timestamp
+    speaker_id: str
+    utterance: str
+    conversation_id: str
+    interview: bool
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., speaker_id: _Optional[str] = ..., utterance: _Optional[str] = ..., conversation_id: _Optional[str] = ..., interview: _Optional[bool] = ...) -> None: ...
+
+class ConverseEvent(_message.Message):
+    __slots__ = ("token", "final")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    final: Utterance
+    def __init__(self, token: _Optional[str] = ..., final: _Optional[_Union[Utterance, _Mapping]] = ...) -> None: ...
+
+class ListMemoriesRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "kinds", "page_size", "page_token")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    kinds: _containers.RepeatedScalarFieldContainer[MemoryKind]
+    page_size: int
+    page_token: str
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[MemoryKind, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListMemoriesResponse(_message.Message):
+    __slots__ = ("memories", "next_page_token")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    next_page_token: str
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ForgetMemoryRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "memory_id")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    memory_id: str
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., memory_id: _Optional[str] = ...) -> None: ...
+
+class ForgetMemoryResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ReflectRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "game_time")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    game_time: _timestamp_pb2.Timestamp
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ReflectResponse(_message.Message):
+    __slots__ = ("reflections",)
+    REFLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    reflections: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, reflections: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
+class GetStatsRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class Stats(_message.Message):
+    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours")
+    class CallsByKindEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    CALLS_BY_KIND_FIELD_NUMBER: _ClassVar[int]
+    GAME_HOURS_FIELD_NUMBER: _ClassVar[int]
+    model_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    calls_by_kind: _containers.ScalarMap[str, int]
+    game_hours: float
+    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ...) -> None: ...
+
+class SaveWorldRequest(_message.Message):
+    __slots__ = ("world_id", "label")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    label: str
+    def __init__(self, world_id: _Optional[str] = ..., label: _Optional[str] = ...) -> None: ...
+
+class Snapshot(_message.Message):
+    __slots__ = ("snapshot_id", "world_id", "label", "saved_at")
+    SNAPSHOT_ID_FIELD_NUMBER: _ClassVar[int]
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    SAVED_AT_FIELD_NUMBER: _ClassVar[int]
+    snapshot_id: str
+    world_id: str
+    label: str
+    saved_at: _timestamp_pb2.Timestamp
+    def __init__(self, snapshot_id: _Optional[str] = ..., world_id: _Optional[str] = ..., label: _Optional[str] = ..., saved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class LoadWorldRequest(_message.Message):
+    __slots__ = ("world_id", "snapshot_id")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_ID_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    snapshot_id: str
+    def __init__(self, world_id: _Optional[str] = ..., snapshot_id: _Optional[str] = ...) -> None: ...
+
+class LoadWorldResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListSnapshotsRequest(_message.Message):
+    __slots__ = ("world_id",)
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    def __init__(self, world_id: _Optional[str] = ...) -> None: ...
+
+class ListSnapshotsResponse(_message.Message):
+    __slots__ = ("snapshots",)
+    SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
+    snapshots: _containers.RepeatedCompositeFieldContainer[Snapshot]
+    def __init__(self, snapshots: _Optional[_Iterable[_Union[Snapshot, _Mapping]]] = ...) -> None: ...

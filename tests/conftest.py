@@ -1,0 +1,93 @@
+"""Shared fixtures: repository paths, and a real gRPC server on port 0 in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from npc_brain.brain import Brain
+from npc_brain.config import Settings
+from npc_brain.llm.base import ChatModel, Embedder
+from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.server.app import create_server
+from npc_brain.v1 import brain_pb2_grpc
+from npc_brain.world import WorldRegistry
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class RunningServer:
+    """A Brain served over gRPC on 127.0.0.1:<port> by a thread with its own event loop."""
+
+    port: int
+    brain: Brain
+    loop: asyncio.AbstractEventLoop
+    channel: grpc.Channel
+
+    @property
+    def stub(self) -> brain_pb2_grpc.BrainStub:
+        return brain_pb2_grpc.BrainStub(self.channel)
+
+
+def start_server(brain: Brain) -> tuple[RunningServer, Callable[[], None]]:
+    loop = asyncio.new_event_loop()
+    ready: dict[str, object] = {}
+    started = threading.Event()
+
+    async def boot() -> None:
+        server, port = await create_server(brain, "127.0.0.1:0")
+        ready.update(server=server, port=port)
+        started.set()
+
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(boot(), loop).result(timeout=30)
+    started.wait()
+    channel = grpc.insecure_channel(f"127.0.0.1:{ready['port']}")
+    running = RunningServer(int(ready["port"]), brain, loop, channel)  # type: ignore[arg-type]
+
+    def stop() -> None:
+        channel.close()
+        server = ready["server"]
+        asyncio.run_coroutine_threadsafe(server.stop(None), loop).result(timeout=30)  # type: ignore[attr-defined]
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        brain.close()
+
+    return running, stop
+
+
+def make_brain(
+    tmp_path: Path,
+    chat: ChatModel | None = None,
+    embedder: Embedder | None = None,
+    **settings: object,
+) -> Brain:
+    embedder = embedder or HashingEmbedder()
+    config = Settings(data_dir=tmp_path / "data", **settings)  # type: ignore[arg-type]
+    return Brain(
+        chat=chat or ScriptedChat(default={"rating": 3}),
+        embedder=embedder,
+        worlds=WorldRegistry(config.data_dir, embedder.model_id, embedder.dimension),
+        settings=config,
+    )
+
+
+@pytest.fixture
+def chat() -> ScriptedChat:
+    return ScriptedChat(default={"rating": 3})
+
+
+@pytest.fixture
+def fake_server(tmp_path: Path, chat: ScriptedChat) -> Iterator[RunningServer]:
+    """A real gRPC server on port 0 whose brain thinks with fakes."""
+    running, stop = start_server(make_brain(tmp_path, chat))
+    yield running
+    stop()

@@ -1,0 +1,77 @@
+"""The SQLite store: round trips, persisted access times, migrations, model binding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from npc_brain.errors import FailedPrecondition
+from npc_brain.memory.records import MemoryKind, NewMemory, Source, SourceKind
+from npc_brain.memory.store import MIGRATIONS, WorldStore
+from npc_brain.persona import AgentRecord, Persona
+
+
+def _store(tmp_path: Path) -> WorldStore:
+    store = WorldStore(tmp_path / "w.sqlite3")
+    store.bind_embedding_model("m", 3)
+    store.upsert_agent(AgentRecord("isabella", Persona("Isabella", daily_requirements=("a",))))
+    return store
+
+
+def test_memories_round_trip_with_embeddings_and_provenance(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    memory = NewMemory(
+        MemoryKind.DIALOGUE,
+        "Klaus said hi",
+        100.0,
+        4.0,
+        address="cafe",
+        source=Source(SourceKind.HEARD, "klaus"),
+    )
+    (stored,) = store.add_memories("isabella", [memory], np.array([[1, 0, 0]], np.float32))
+    store.close()
+    reopened = WorldStore(tmp_path / "w.sqlite3")
+    records, vectors = reopened.load_memories("isabella", 3)
+    assert records == [stored]
+    assert records[0].source == Source(SourceKind.HEARD, "klaus")
+    np.testing.assert_array_equal(vectors, [[1, 0, 0]])
+    assert reopened.get_agent("isabella") == AgentRecord(
+        "isabella", Persona("Isabella", daily_requirements=("a",))
+    )
+
+
+def test_touch_persists_last_accessed(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    (stored,) = store.add_memories(
+        "isabella", [NewMemory(MemoryKind.OBSERVATION, "x", 5.0, 1.0)], np.ones((1, 3), np.float32)
+    )
+    store.touch([stored.memory_id], 99.0)
+    store.close()
+    (record,), _ = WorldStore(tmp_path / "w.sqlite3").load_memories("isabella", 3)
+    assert record.last_accessed == 99.0 and record.created == 5.0
+
+
+def test_migrations_are_numbered_and_recorded(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    (version,) = store._db.execute("PRAGMA user_version").fetchone()
+    assert version == len(MIGRATIONS)
+    assert [m.__name__[:4] for m in MIGRATIONS] == [
+        f"m{i:03d}" for i in range(1, len(MIGRATIONS) + 1)
+    ]
+
+
+def test_a_different_embedding_model_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    _store(tmp_path).close()
+    store = WorldStore(tmp_path / "w.sqlite3")
+    with pytest.raises(FailedPrecondition, match="built with embedding model m"):
+        store.bind_embedding_model("other", 768)
+    store.bind_embedding_model("m", 3)  # the same model is fine
+
+
+def test_places_keep_the_order_they_were_learnt(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.add_places("isabella", ["b", "a", ""], 1.0)
+    store.add_places("isabella", ["a", "c"], 2.0)
+    assert store.places("isabella") == ["b", "a", "c"]
