@@ -30,6 +30,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy npc_brain
+	find godot_addon -name '*.gd' -print0 | xargs -0 $(BIN)/gdparse
+	find godot_addon -name '*.gd' -print0 | xargs -0 $(BIN)/gdlint
 
 # Regenerates npc_brain/v1 from the proto (tests fail if the committed code is stale).
 proto: $(STAMP)

@@ -45,9 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser(
         "serve",
-        help="run the gRPC server",
+        help="run the gRPC server and its HTTP/JSON gateway",
         description="Run the npc_brain.v1.Brain gRPC server (with health checking and "
-        "reflection) until SIGINT or SIGTERM. Settings come from flags, then "
+        "reflection) and its HTTP/JSON gateway (POST /v1/<Method>, for Godot and WebGL) "
+        "until SIGINT or SIGTERM. Settings come from flags, then "
         f"{ENV_PREFIX}* environment variables, then --config, then defaults.",
     )
     _add_settings_flags(serve)
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # its CPU probing is noise
     try:
         if args.command == "serve":
             asyncio.run(_serve(_settings(args)))
@@ -80,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _fetch(load_settings(args.config, overrides={"models_dir": args.models_dir}))
         else:
             _list(load_settings(args.config, overrides={"models_dir": args.models_dir}))
-    except (NpcBrainError, _Failure) as error:
+    except (NpcBrainError, _Failure, OSError) as error:
         print(f"npc-brain: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -30,8 +30,14 @@ def _setting(default: Any, help: str, low: float | None = None, high: float | No
 class Settings:
     """Server settings. Field names are the TOML keys; env vars are NPC_BRAIN_<NAME>."""
 
-    host: str = _setting("127.0.0.1", "address the gRPC server listens on")
+    host: str = _setting("127.0.0.1", "address the gRPC server and the HTTP gateway listen on")
     port: int = _setting(50051, "gRPC port (0 picks a free one and prints it)", 0, 65535)
+    http_port: int = _setting(
+        50052, "HTTP/JSON gateway port; 0 picks a free one, -1 turns the gateway off", -1, 65535
+    )
+    http_cors_origins: str = _setting(
+        "", "browser origins (comma-separated; * for any) that may call the HTTP gateway"
+    )
     data_dir: Path = _setting(Path("npc-brain-data"), "where worlds (SQLite files) are kept")
     models_dir: Path = _setting(REPO_MODELS_DIR, "where `models fetch` puts the default models")
     chat_model: str = _setting(
@@ -58,6 +64,18 @@ class Settings:
     retrieve_k: int = _setting(10, "memories Retrieve returns when the request says k=0", 1, 100)
     context_memories: int = _setting(6, "memories retrieved into an Act or Converse prompt", 1, 50)
     max_wait_ms: int = _setting(60000, "cap on a request's max_wait_ms", 0, 600000)
+    perception_retention: int = _setting(
+        5,
+        "an observation equal to one of the latest N at its address is not stored again",
+        0,
+        1000,
+    )
+    exact_retrieval_limit: int = _setting(
+        10000,
+        "streams up to this size are scored in full; larger ones get an ANN index",
+        100,
+        10_000_000,
+    )
 
     def chat_model_path(self) -> Path:
         return Path(self.chat_model) if self.chat_model else self.models_dir / DEFAULT_CHAT_MODEL

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
+
 from npc_brain.action import Action
 from npc_brain.errors import NotFound
+from npc_brain.memory.ann import AnnIndex
+from npc_brain.memory.records import MemoryRecord, NewMemory
 from npc_brain.memory.store import WorldStore
 from npc_brain.memory.stream import AgentStream
 from npc_brain.persona import AgentRecord
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -23,13 +32,21 @@ class AgentState:
 
 @dataclass
 class World:
-    """One world: its store, and per-agent streams and states loaded on first use."""
+    """One world: its store, and per-agent streams and states loaded on first use.
+
+    Streams with more than `exact_limit` memories get an ANN index: loaded from
+    `index_dir` when it matches the store, otherwise built on a background thread
+    (retrieval stays exact meanwhile, just slower) and saved on close.
+    """
 
     world_id: str
     store: WorldStore
     dimension: int
+    index_dir: Path
+    exact_limit: int = 10_000
     streams: dict[str, AgentStream] = field(default_factory=dict)
     states: dict[str, AgentState] = field(default_factory=dict)
+    _building: set[str] = field(default_factory=set)
 
     def agent(self, agent_id: str) -> AgentRecord:
         agent = self.store.get_agent(agent_id)
@@ -38,26 +55,84 @@ class World:
         return agent
 
     def stream(self, agent_id: str) -> AgentStream:
-        """The agent's memory stream, rebuilt from the store the first time."""
+        """The agent's memory stream, loaded from the store the first time."""
         stream = self.streams.get(agent_id)
         if stream is None:
-            stream = AgentStream(self.dimension)
+            stream = AgentStream(self.dimension, exact_limit=self.exact_limit)
+            version = self.store.memory_version(agent_id)
             records, vectors = self.store.load_memories(agent_id, self.dimension)
             stream.add(records, vectors)
+            if stream.needs_index():
+                saved = AnnIndex.load(self._index_path(agent_id), version, len(records))
+                if saved is not None:
+                    stream.adopt_index(saved)
             self.streams[agent_id] = stream
+            self._index_later(agent_id, stream)
         return stream
+
+    def remember(
+        self, agent_id: str, memories: Sequence[NewMemory], vectors: NDArray[np.float32]
+    ) -> list[MemoryRecord]:
+        """Stores memories durably, then adds them to the agent's stream."""
+        stream = self.stream(agent_id)  # loaded before the write, so each is added once
+        stored = self.store.add_memories(agent_id, memories, vectors)
+        stream.add(stored, vectors)
+        self._index_later(agent_id, stream)
+        return stored
+
+    def forget(self, agent_id: str, memory_id: int) -> bool:
+        """Deletes a memory from the store, then from the stream."""
+        stream = self.stream(agent_id)
+        return self.store.forget(agent_id, memory_id) and stream.forget(memory_id)
 
     def state(self, agent_id: str) -> AgentState:
         return self.states.setdefault(agent_id, AgentState())
+
+    def close(self) -> None:
+        """Saves the ANN indexes that match the store, then closes it."""
+        for agent_id, stream in self.streams.items():
+            if stream.ann is not None and stream.forgotten == 0:
+                try:
+                    stream.ann.save(self._index_path(agent_id), self.store.memory_version(agent_id))
+                except OSError:
+                    log.exception("could not save the index of %s; it will be rebuilt", agent_id)
+        self.store.close()
+
+    def _index_path(self, agent_id: str) -> Path:
+        return self.index_dir / f"{agent_id}.hnsw"
+
+    def _index_later(self, agent_id: str, stream: AgentStream) -> None:
+        """Builds a missing index on a worker thread, when there is an event loop."""
+        if not stream.needs_index() or agent_id in self._building:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._building.add(agent_id)
+        log.info("indexing %d memories of %s in the background", len(stream), agent_id)
+        build = loop.run_in_executor(None, AnnIndex.build, stream.vectors_to_index())
+
+        def adopt(done: asyncio.Future[AnnIndex]) -> None:
+            self._building.discard(agent_id)
+            if done.cancelled() or done.exception() is not None:
+                log.error("indexing %s failed; retrieval stays exact", agent_id)
+            elif self.streams.get(agent_id) is stream:
+                stream.adopt_index(done.result())
+
+        build.add_done_callback(adopt)
 
 
 class WorldRegistry:
     """Opens world stores under data_dir/worlds/<world_id>.sqlite3 on first use."""
 
-    def __init__(self, data_dir: Path, embed_model_id: str, dimension: int) -> None:
+    def __init__(
+        self, data_dir: Path, embed_model_id: str, dimension: int, exact_limit: int = 10_000
+    ) -> None:
         self._dir = data_dir / "worlds"
         self._embed_model_id = embed_model_id
         self._dimension = dimension
+        self._exact_limit = exact_limit
         self._worlds: dict[str, World] = {}
 
     def get(self, world_id: str) -> World:
@@ -69,11 +144,17 @@ class WorldRegistry:
             except Exception:
                 store.close()
                 raise
-            world = World(world_id, store, self._dimension)
+            world = World(
+                world_id,
+                store,
+                self._dimension,
+                self._dir / f"{world_id}.index",
+                self._exact_limit,
+            )
             self._worlds[world_id] = world
         return world
 
     def close(self) -> None:
         for world in self._worlds.values():
-            world.store.close()
+            world.close()
         self._worlds.clear()

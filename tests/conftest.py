@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -78,6 +79,20 @@ def make_brain(
         worlds=WorldRegistry(config.data_dir, embedder.model_id, embedder.dimension),
         settings=config,
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def free_http_port_for_servers() -> Iterator[None]:
+    """Server processes that tests start pick a free HTTP gateway port (unless a test says
+    otherwise), so they never collide with each other or with a running `npc-brain serve`."""
+    name = "NPC_BRAIN_HTTP_PORT"
+    before = os.environ.get(name)
+    os.environ[name] = "0"
+    yield
+    if before is None:
+        del os.environ[name]
+    else:
+        os.environ[name] = before
 
 
 @pytest.fixture

@@ -2,8 +2,10 @@
 
 The paper's zero-shot prompt makes a 135M model answer 10 for brushing teeth, so the
 prompt carries worked examples as earlier chat turns. Obvious no-ops ("is idle") get 1
-without a model call. The answer is parsed from a grammar that admits only
-{"rating": 1..10}; if it is somehow cut short the rating is NEUTRAL_RATING.
+without a model call. Where the backend exposes token probabilities (OptionScorer),
+the rating is the expected value over the ten answers, not one sampled token; otherwise
+it is parsed from a grammar that admits only {"rating": 1..10}, and an answer somehow
+cut short rates NEUTRAL_RATING.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from npc_brain.llm.base import ChatModel, Completion, Message
+from npc_brain.llm.base import ChatModel, Completion, Message, OptionScorer
 
 RATINGS = list(range(1, 11))
 NEUTRAL_RATING = 3
@@ -40,11 +42,15 @@ SYSTEM = (
 )
 
 
+ANSWER_PREFIX = '{"rating": '
+ANSWERS = [f"{rating}}}" for rating in RATINGS]
+
+
 @dataclass(frozen=True)
 class Rating:
-    """A rating and the completion that produced it (None when no model call was made)."""
+    """A rating in [1, 10] and the completion that produced it (None: no model call)."""
 
-    value: int
+    value: float
     completion: Completion | None
 
 
@@ -66,10 +72,23 @@ def rate_importance(chat: ChatModel, agent_name: str, text: str) -> Rating:
     """Rates one memory 1..10."""
     if is_no_op(text):
         return Rating(1, None)
-    completion = chat.complete(
-        importance_messages(agent_name, text), max_tokens=16, schema=IMPORTANCE_SCHEMA
-    )
+    messages = importance_messages(agent_name, text)
+    if isinstance(chat, OptionScorer):
+        shares, completion = chat.option_probabilities(
+            messages, answer_prefix=ANSWER_PREFIX, options=ANSWERS
+        )
+        return Rating(expected_rating(shares), completion)
+    completion = chat.complete(messages, max_tokens=16, schema=IMPORTANCE_SCHEMA)
     return Rating(parse_rating(completion.text), completion)
+
+
+def expected_rating(shares: list[float]) -> float:
+    """The mean of the ten ratings weighted by their probabilities, kept in [1, 10]."""
+    total = sum(shares)
+    if not total > 0:
+        return float(NEUTRAL_RATING)
+    mean = sum(r * s for r, s in zip(RATINGS, shares, strict=True)) / total
+    return round(min(10.0, max(1.0, mean)), 3)
 
 
 def parse_rating(text: str) -> int:

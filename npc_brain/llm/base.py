@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +49,20 @@ class ChatModel(Protocol):
         temperature: float = 0.0,
         on_token: TokenSink | None = None,
     ) -> Completion: ...
+
+
+@runtime_checkable
+class OptionScorer(Protocol):
+    """A chat model that can say how likely each of a few complete answers is.
+
+    After the rendered `messages` and `answer_prefix`, returns the probability of each
+    option under a grammar admitting exactly those options (they sum to 1). No option
+    may be a prefix of another: end each with a terminator such as '}'.
+    """
+
+    def option_probabilities(
+        self, messages: Sequence[Message], *, answer_prefix: str, options: Sequence[str]
+    ) -> tuple[list[float], Completion]: ...
 
 
 class Embedder(Protocol):

@@ -16,12 +16,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from llama_cpp import Llama
+from llama_cpp import Llama, llama_chat_format
 from llama_cpp.llama_grammar import LlamaGrammar
 from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
 from npc_brain.llm.base import Completion, Message, TokenSink, normalise_rows
+
+# Used when a GGUF carries no chat template of its own.
+CHATML_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 
 
 def _require_file(path: Path, what: str) -> None:
@@ -56,6 +63,7 @@ class LlamaChat:
             seed=seed,
             verbose=False,
         )
+        self._template = _chat_template(self._llama)
 
     def complete(
         self,
@@ -71,7 +79,7 @@ class LlamaChat:
         with self._lock:
             llama: Any = self._llama  # its TypedDicts do not fit streamed chunks
             chunks = llama.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in messages],
+                messages=[_as_dict(m) for m in messages],
                 max_tokens=max_tokens,
                 temperature=temperature,
                 seed=self._seed if seed is None else seed,
@@ -93,6 +101,76 @@ class LlamaChat:
         return Completion(
             "".join(pieces), prompt_tokens, completion_tokens, truncated=finish_reason == "length"
         )
+
+    def option_probabilities(
+        self, messages: Sequence[Message], *, answer_prefix: str, options: Sequence[str]
+    ) -> tuple[list[float], Completion]:
+        """Probabilities of complete options, read from the model's own distribution.
+
+        Walks the token trie of the options, evaluating only where options branch, and
+        renormalises over the branches (exactly what a grammar of these options allows).
+        Prompt prefixes shared with the previous call are not evaluated again.
+        """
+        encoded = [self._llama.tokenize(o.encode(), add_bos=False) for o in options]
+        _check_no_prefixes(options, encoded)
+        with self._lock:
+            template: Any = self._template
+            rendered = template(messages=[_as_dict(m) for m in messages]).prompt
+            prompt = self._llama.tokenize((rendered + answer_prefix).encode(), special=True)
+            probabilities = [1.0] * len(options)
+            evaluations = 0
+
+            def walk(prefix: list[int], members: list[int], depth: int) -> None:
+                nonlocal evaluations
+                branches: dict[int, list[int]] = {}
+                for i in members:
+                    if depth < len(encoded[i]):
+                        branches.setdefault(encoded[i][depth], []).append(i)
+                if len(branches) > 1:
+                    evaluations += 1
+                    logits = self._logits_after(prefix)[list(branches)]
+                    shares = np.exp(logits - logits.max())
+                    shares /= shares.sum()
+                    for branch, share in zip(branches.values(), shares, strict=True):
+                        for i in branch:
+                            probabilities[i] *= float(share)
+                for token, branch in branches.items():
+                    walk([*prefix, token], branch, depth + 1)
+
+            walk(prompt, list(range(len(options))), 0)
+        return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
+
+    def _logits_after(self, tokens: list[int]) -> NDArray[np.float32]:
+        """Next-token logits after `tokens`, reusing the cached common prefix."""
+        llama: Any = self._llama
+        cached = llama.input_ids[: llama.n_tokens].tolist()
+        llama.n_tokens = min(Llama.longest_token_prefix(cached, tokens), len(tokens) - 1)
+        llama.eval(tokens[llama.n_tokens :])
+        row = llama._ctx.get_logits_ith(-1)
+        return np.ctypeslib.as_array(row, shape=(llama.n_vocab(),)).copy()
+
+
+def _as_dict(message: Message) -> dict[str, str]:
+    return {"role": message.role, "content": message.content}
+
+
+def _chat_template(llama: Llama) -> llama_chat_format.Jinja2ChatFormatter:
+    """The chat template stored in the GGUF, as llama-cpp-python itself renders it."""
+    model: Any = llama._model  # noqa: SLF001 - the token texts are only exposed here
+    eos, bos = llama.token_eos(), llama.token_bos()
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=llama.metadata.get("tokenizer.chat_template", CHATML_TEMPLATE),
+        eos_token=model.token_get_text(eos) if eos != -1 else "",
+        bos_token=model.token_get_text(bos) if bos != -1 else "",
+        stop_token_ids=[eos],
+    )
+
+
+def _check_no_prefixes(options: Sequence[str], encoded: Sequence[list[int]]) -> None:
+    for i, a in enumerate(encoded):
+        for j, b in enumerate(encoded):
+            if i != j and b[: len(a)] == a:
+                raise ValueError(f"option {options[i]!r} is a prefix of {options[j]!r}")
 
 
 class LlamaEmbedder:

@@ -45,7 +45,8 @@ class Observation:
     object: str = ""
     address: str = ""
     source: Source = field(default_factory=Source)
-    importance: int | None = None  # an override; None means "rate it"
+    importance: float | None = None  # an override 1..10; None means "rate it"
+    expires: GameTime | None = None  # when the memory stops being recalled; None: never
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class NewMemory:
     source: Source = field(default_factory=Source)
     evidence_ids: tuple[int, ...] = ()
     depth: int = 0
+    expires: GameTime | None = None  # game time from which the memory is no longer recalled
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
 """The paper's retrieval score, vectorised.
 
 score = w_rec * recency + w_imp * importance + w_rel * relevance, where each term is
-min-max normalised to [0, 1] over the candidates. recency = decay ** (game hours since
-last access), importance is the 1..10 rating, relevance is the cosine similarity of
-embeddings. When every candidate has the same value of a term its range is zero and
-the term is 0.5 for all of them (as in the authors' code): it then ranks nothing.
+min-max normalised to [0, 1] over every memory the query may return (its kind and
+time filters applied). recency = decay ** (game hours since last access), importance is
+the 1..10 rating, relevance is the cosine similarity of embeddings. When all those
+memories share one value of a term its range is zero and the term is 0.5 for all of
+them (as in the authors' code): it then ranks nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,24 @@ class Weights:
 
 
 @dataclass(frozen=True)
+class Range:
+    """The low and high value of a term over the memories a query may return."""
+
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: FloatArray) -> Range:
+        return cls(float(values.min()), float(values.max()))
+
+    def normalise(self, values: FloatArray) -> FloatArray:
+        """Maps [low, high] to [0, 1]; a zero range gives ZERO_RANGE_VALUE everywhere."""
+        if self.high - self.low == 0.0:
+            return np.full_like(values, ZERO_RANGE_VALUE, dtype=np.float64)
+        return (values - self.low) / (self.high - self.low)
+
+
+@dataclass(frozen=True)
 class ScoreTerms:
     """Scores and normalised terms for a candidate set, aligned with its order."""
 
@@ -40,34 +59,41 @@ class ScoreTerms:
 
 
 def min_max(values: FloatArray) -> FloatArray:
-    """Normalises to [0, 1]; a zero range gives ZERO_RANGE_VALUE everywhere."""
-    if values.size == 0:
-        return values
-    low, high = float(values.min()), float(values.max())
-    if high - low == 0.0:
-        return np.full_like(values, ZERO_RANGE_VALUE)
-    return (values - low) / (high - low)
+    """Normalises to [0, 1] over the values themselves (zero range: ZERO_RANGE_VALUE)."""
+    return values if values.size == 0 else Range.of(values).normalise(values)
 
 
 def recency_score(last_accessed: FloatArray, now: GameTime, decay: float) -> FloatArray:
     """decay ** hours since last access; a memory accessed in the future counts as now."""
-    hours = np.maximum(0.0, (now - last_accessed) / SECONDS_PER_HOUR)
-    return np.power(decay, hours)
+    if decay <= 0.0:
+        return (last_accessed >= now).astype(np.float64)
+    seconds_since: FloatArray = np.maximum(0.0, now - last_accessed)
+    per_second = float(np.log(decay)) / SECONDS_PER_HOUR
+    recency: FloatArray = np.exp(seconds_since * per_second)
+    return recency
 
 
 def score(
-    last_accessed: FloatArray,
+    recency: FloatArray,
     importance: FloatArray,
     relevance: FloatArray,
     *,
-    now: GameTime,
-    decay: float,
     weights: Weights,
+    ranges: tuple[Range, Range, Range] | None = None,
 ) -> ScoreTerms:
-    """The paper's score for each candidate."""
-    rec = min_max(recency_score(last_accessed, now, decay))
-    imp = min_max(importance.astype(np.float64))
-    rel = min_max(relevance.astype(np.float64))
+    """The paper's score of each candidate.
+
+    `ranges` are the (recency, importance, relevance) ranges over every memory the query
+    may return; without them the candidates are all of those memories.
+    """
+    rec_range, imp_range, rel_range = ranges or (
+        Range.of(recency),
+        Range.of(importance),
+        Range.of(relevance),
+    )
+    rec = rec_range.normalise(recency)
+    imp = imp_range.normalise(importance)
+    rel = rel_range.normalise(relevance)
     total = weights.recency * rec + weights.importance * imp + weights.relevance * rel
     return ScoreTerms(total, rec, imp, rel)
 

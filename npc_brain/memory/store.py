@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
+from npc_brain.memory.migrations import MIGRATIONS
 from npc_brain.memory.records import (
     GameTime,
     MemoryKind,
@@ -30,57 +31,11 @@ from npc_brain.memory.records import (
 )
 from npc_brain.persona import AgentRecord, Persona
 
-
-def _run_script(db: sqlite3.Connection, script: str) -> None:
-    """Runs ';'-separated DDL inside the caller's transaction (executescript would commit)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-def m001_create_schema(db: sqlite3.Connection) -> None:
-    _run_script(
-        db,
-        """
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE agents (
-            agent_id TEXT PRIMARY KEY,
-            persona_json TEXT NOT NULL,
-            reflection_enabled INTEGER NOT NULL,
-            planning_enabled INTEGER NOT NULL
-        );
-        CREATE TABLE memories (
-            memory_id INTEGER PRIMARY KEY AUTOINCREMENT,
-            agent_id TEXT NOT NULL REFERENCES agents(agent_id),
-            kind INTEGER NOT NULL,
-            description TEXT NOT NULL,
-            subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL,
-            address TEXT NOT NULL,
-            source_kind INTEGER NOT NULL, source_agent_id TEXT NOT NULL,
-            created REAL NOT NULL,
-            last_accessed REAL NOT NULL,
-            importance REAL NOT NULL,
-            evidence_json TEXT NOT NULL,
-            depth INTEGER NOT NULL,
-            embedding BLOB NOT NULL
-        );
-        CREATE INDEX memories_by_agent ON memories(agent_id, memory_id);
-        CREATE TABLE places (
-            agent_id TEXT NOT NULL REFERENCES agents(agent_id),
-            address TEXT NOT NULL,
-            first_seen REAL NOT NULL,
-            PRIMARY KEY (agent_id, address)
-        );
-        """,
-    )
-
-
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_create_schema,)
-
 _MEMORY_COLUMNS = (
     "memory_id, kind, description, subject, predicate, object, address, source_kind,"
-    " source_agent_id, created, last_accessed, importance, evidence_json, depth"
+    " source_agent_id, created, last_accessed, importance, evidence_json, depth, expires"
 )
+_NEW_VERSION = "UPDATE agents SET memory_version = lower(hex(randomblob(8))) WHERE agent_id = ?"
 
 
 class WorldStore:
@@ -144,7 +99,8 @@ class WorldStore:
         persona = asdict(agent.persona)
         with self._transaction() as db:
             db.execute(
-                "INSERT INTO agents VALUES (?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET"
+                "INSERT INTO agents (agent_id, persona_json, reflection_enabled, planning_enabled)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET"
                 " persona_json = excluded.persona_json",
                 (
                     agent.agent_id,
@@ -179,8 +135,8 @@ class WorldStore:
                 cursor = db.execute(
                     "INSERT INTO memories (agent_id, kind, description, subject, predicate,"
                     " object, address, source_kind, source_agent_id, created, last_accessed,"
-                    " importance, evidence_json, depth, embedding)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " importance, evidence_json, depth, expires, embedding)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         agent_id,
                         int(memory.kind),
@@ -196,11 +152,13 @@ class WorldStore:
                         memory.importance,
                         json.dumps(list(memory.evidence_ids)),
                         memory.depth,
+                        memory.expires,
                         np.asarray(vector, dtype=np.float32).tobytes(),
                     ),
                 )
                 assert cursor.lastrowid is not None
                 stored.append(_stored(memory, cursor.lastrowid))
+            db.execute(_NEW_VERSION, (agent_id,))
         return stored
 
     def load_memories(
@@ -217,6 +175,54 @@ class WorldStore:
         for i, row in enumerate(rows):
             vectors[i] = np.frombuffer(row[-1], dtype=np.float32)
         return [_record(row) for row in rows], vectors
+
+    def list_memories(
+        self,
+        agent_id: str,
+        *,
+        after_id: int = 0,
+        limit: int = 100,
+        kinds: Sequence[MemoryKind] = (),
+        created_after: GameTime | None = None,
+        created_before: GameTime | None = None,
+    ) -> list[MemoryRecord]:
+        """A page of an agent's memories in id (creation) order, starting after `after_id`."""
+        where = ["agent_id = ?", "memory_id > ?"]
+        args: list[Any] = [agent_id, after_id]
+        if kinds:
+            where.append(f"kind IN ({', '.join('?' * len(kinds))})")
+            args.extend(int(k) for k in kinds)
+        if created_after is not None:
+            where.append("created >= ?")
+            args.append(created_after)
+        if created_before is not None:
+            where.append("created < ?")
+            args.append(created_before)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)}"
+                " ORDER BY memory_id LIMIT ?",
+                (*args, limit),
+            ).fetchall()
+        return [_record(row) for row in rows]
+
+    def forget(self, agent_id: str, memory_id: int) -> bool:
+        """Deletes a memory for good; False when the agent has no such memory."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM memories WHERE agent_id = ? AND memory_id = ?", (agent_id, memory_id)
+            )
+            if cursor.rowcount:
+                db.execute(_NEW_VERSION, (agent_id,))
+        return cursor.rowcount > 0
+
+    def memory_version(self, agent_id: str) -> str:
+        """Changes whenever the agent's memory set changes (adds and deletes, not access)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT memory_version FROM agents WHERE agent_id = ?", (agent_id,)
+            ).fetchone()
+        return str(row[0]) if row else ""
 
     def touch(self, memory_ids: Sequence[int], game_time: GameTime) -> None:
         """Sets last_accessed of memories to game_time (retrieval counts as access)."""
@@ -267,7 +273,8 @@ def _record(row: tuple[Any, ...]) -> MemoryRecord:
         importance,
         evidence_json,
         depth,
-    ) = row[:14]
+        expires,
+    ) = row[:15]
     return MemoryRecord(
         memory_id=int(memory_id),
         kind=MemoryKind(kind),
@@ -282,4 +289,5 @@ def _record(row: tuple[Any, ...]) -> MemoryRecord:
         importance=float(importance),
         evidence_ids=tuple(json.loads(str(evidence_json))),
         depth=int(depth),
+        expires=None if expires is None else float(expires),
     )

@@ -1,95 +1,147 @@
-"""One agent's memory stream in RAM: records, score columns and a FAISS index.
+"""One agent's memory stream in RAM: records, score columns and an optional ANN index.
 
-It is a cache of the store, rebuilt from it on first use, and kept in step with
-every write. Retrieval scores candidates exactly with the paper's formula: all
-memories when the stream is small, otherwise the FAISS top matches by relevance
-plus the most recent and the most important ones.
+It is a cache of the store, loaded from it on first use and kept in step with every
+write. Small streams score every memory exactly. Large ones get an ANN index over their
+distinct texts (NPC streams repeat themselves: "Klaus is reading" comes back daily), and
+score candidates exactly: every memory of the best-matching texts, plus every memory
+whose recency and importance alone could still beat the k-th of those, with the
+normalisation ranges of the whole stream. Only the ANN search itself is approximate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
-import faiss
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain.memory.ann import AnnIndex
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, ScoredMemory
-from npc_brain.memory.retrieval import Weights, score, top_k
+from npc_brain.memory.retrieval import Range, ScoreTerms, Weights, recency_score, score, top_k
+
+EXACT_LIMIT = 10_000
+FIRST_CANDIDATES = 64
+
+
+@dataclass(frozen=True)
+class Query:
+    """A retrieval: a unit-length query vector, the time now, and filters."""
+
+    vector: NDArray[np.float32]
+    now: GameTime
+    k: int
+    weights: Weights
+    decay: float
+    kinds: Sequence[MemoryKind] = ()
+    created_after: GameTime | None = None
+    created_before: GameTime | None = None
+
+
+class _Column:
+    """A numpy array that grows by doubling, so appends stay cheap at 100k rows."""
+
+    def __init__(self, dtype: type, width: int = 0) -> None:
+        self._shape = (width,) if width else ()
+        self._data = np.zeros((16, *self._shape), dtype=dtype)
+        self._size = 0
+
+    @property
+    def data(self) -> NDArray[Any]:
+        return self._data[: self._size]
+
+    def extend(self, values: object) -> None:
+        rows = np.asarray(values, dtype=self._data.dtype).reshape(-1, *self._shape)
+        needed = self._size + len(rows)
+        if needed > len(self._data):
+            grown = np.zeros((max(needed, 2 * len(self._data)), *self._shape), self._data.dtype)
+            grown[: self._size] = self.data
+            self._data = grown
+        self._data[self._size : needed] = rows
+        self._size = needed
 
 
 class AgentStream:
     """The memories of one agent, with their embeddings, ready to score."""
 
-    def __init__(self, dimension: int, exact_limit: int = 4096, per_source: int = 256) -> None:
+    def __init__(
+        self,
+        dimension: int,
+        exact_limit: int = EXACT_LIMIT,
+        first_candidates: int = FIRST_CANDIDATES,
+    ) -> None:
         self.dimension = dimension
         self.exact_limit = exact_limit
-        self.per_source = per_source
+        self.first_candidates = first_candidates
         self.records: list[MemoryRecord] = []
+        self.ann: AnnIndex | None = None
         self._positions: dict[int, int] = {}
-        self._vectors = np.zeros((0, dimension), dtype=np.float32)
-        self._last_accessed = np.zeros(0, dtype=np.float64)
-        self._importance = np.zeros(0, dtype=np.float64)
-        self._kinds = np.zeros(0, dtype=np.int8)
-        self._index = faiss.IndexFlatIP(dimension)
+        self._vectors = _Column(np.float32, dimension)
+        self._created = _Column(np.float64)
+        self._last_accessed = _Column(np.float64)
+        self._importance = _Column(np.float64)
+        self._expires = _Column(np.float64)
+        self._kinds = _Column(np.int8)
+        self._alive = _Column(np.bool_)
+        self._text_of = _Column(np.int64)  # position -> distinct text number (the ANN's id)
+        self._text_numbers: dict[str, int] = {}
+        self._text_first: list[int] = []  # distinct text number -> its first position
+        self._text_vectors = _Column(np.float32, dimension)  # distinct text number -> vector
 
     def __len__(self) -> int:
-        return len(self.records)
+        """Memories that have not been forgotten."""
+        return len(self._positions)
+
+    @property
+    def forgotten(self) -> int:
+        return len(self.records) - len(self._positions)
 
     def add(self, records: Sequence[MemoryRecord], vectors: NDArray[np.float32]) -> None:
         """Appends stored records (in id order) and their unit-length embeddings."""
         if not records:
             return
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        first_new_text = len(self._text_first)
         for record in records:
-            self._positions[record.memory_id] = len(self.records)
+            position = len(self.records)
+            self._positions[record.memory_id] = position
             self.records.append(record)
-        self._vectors = np.concatenate([self._vectors, vectors])
-        self._last_accessed = np.concatenate(
-            [self._last_accessed, [r.last_accessed for r in records]]
-        )
-        self._importance = np.concatenate([self._importance, [r.importance for r in records]])
-        self._kinds = np.concatenate([self._kinds, [int(r.kind) for r in records]]).astype(np.int8)
-        self._index.add(vectors)
+            number = self._text_numbers.setdefault(record.description, len(self._text_first))
+            if number == len(self._text_first):
+                self._text_first.append(position)
+            self._text_of.extend([number])
+        self._vectors.extend(vectors)
+        self._text_vectors.extend(self._vectors.data[self._text_first[first_new_text:]])
+        self._created.extend([r.created for r in records])
+        self._last_accessed.extend([r.last_accessed for r in records])
+        self._importance.extend([r.importance for r in records])
+        self._expires.extend([np.inf if r.expires is None else r.expires for r in records])
+        self._kinds.extend([int(r.kind) for r in records])
+        self._alive.extend([True] * len(records))
+        if self.ann is not None:
+            self.ann.add(self._text_vectors.data[first_new_text:])
+
+    def get(self, memory_id: int) -> MemoryRecord | None:
+        position = self._positions.get(memory_id)
+        return None if position is None else self.records[position]
+
+    def forget(self, memory_id: int) -> bool:
+        """Drops a memory from every answer; False if it is not here."""
+        position = self._positions.pop(memory_id, None)
+        if position is None:
+            return False
+        self._alive.data[position] = False
+        return True
 
     def recent(self, n: int) -> list[MemoryRecord]:
-        """The n newest memories, oldest first."""
-        return self.records[-n:] if n > 0 else []
-
-    def score_candidates(
-        self,
-        query: NDArray[np.float32],
-        *,
-        now: GameTime,
-        k: int,
-        weights: Weights,
-        decay: float,
-        kinds: Sequence[MemoryKind] = (),
-    ) -> list[ScoredMemory]:
-        """The k best memories for a unit-length query vector, best first."""
-        candidates = self._candidates(query, kinds)
-        if candidates.size == 0:
-            return []
-        relevance = self._vectors[candidates] @ query
-        terms = score(
-            self._last_accessed[candidates],
-            self._importance[candidates],
-            relevance.astype(np.float64),
-            now=now,
-            decay=decay,
-            weights=weights,
-        )
-        return [
-            ScoredMemory(
-                self.records[int(candidates[i])],
-                float(terms.score[i]),
-                float(terms.recency[i]),
-                float(terms.importance[i]),
-                float(terms.relevance[i]),
-            )
-            for i in top_k(terms.score, k)
-        ]
+        """The n newest remembered memories, oldest first."""
+        found: list[MemoryRecord] = []
+        for record in reversed(self.records):
+            if len(found) == n:
+                break
+            if record.memory_id in self._positions:
+                found.append(record)
+        return found[::-1]
 
     def touch(self, memories: Sequence[MemoryRecord], now: GameTime) -> list[MemoryRecord]:
         """Marks memories as accessed at `now`; returns the updated records."""
@@ -98,22 +150,150 @@ class AgentStream:
             i = self._positions[memory.memory_id]
             record = replace(self.records[i], last_accessed=now)
             self.records[i] = record
-            self._last_accessed[i] = now
+            self._last_accessed.data[i] = now
             updated.append(record)
         return updated
 
-    def _candidates(
-        self, query: NDArray[np.float32], kinds: Sequence[MemoryKind]
-    ) -> NDArray[np.intp]:
-        allowed = (
-            np.isin(self._kinds, [int(k) for k in kinds])
-            if kinds
-            else np.ones(len(self.records), dtype=bool)
+    # The ANN index ---------------------------------------------------------------
+
+    def needs_index(self) -> bool:
+        """True when the stream has too many distinct texts to compare with them all."""
+        return self.ann is None and self.distinct_texts > self.exact_limit
+
+    @property
+    def distinct_texts(self) -> int:
+        """How many distinct texts the stream holds: the size of its ANN index."""
+        return len(self._text_first)
+
+    def vectors_to_index(self) -> NDArray[np.float32]:
+        """A copy of each distinct text's embedding, to build an index off the event loop."""
+        return np.array(self._text_vectors.data, dtype=np.float32)
+
+    def adopt_index(self, index: AnnIndex) -> None:
+        """Takes an index built over the first index.count distinct texts; adds the rest."""
+        if self.ann is not None or index.count > self.distinct_texts:
+            return
+        index.add(self._text_vectors.data[index.count :])
+        self.ann = index
+
+    # Retrieval -------------------------------------------------------------------
+
+    def retrieve(self, query: Query) -> list[ScoredMemory]:
+        """The k best memories for the query, best first (scores exact)."""
+        allowed = self._allowed(query)
+        count = int(allowed.sum())
+        if count == 0:
+            return []
+        recency = recency_score(self._last_accessed.data, query.now, query.decay)
+        if count <= self.exact_limit or (self.ann is None and self.needs_index()):
+            return self._retrieve_exactly(query, allowed, recency)
+        return self._retrieve_from_candidates(query, allowed, count, recency)
+
+    def _allowed(self, query: Query) -> NDArray[np.bool_]:
+        allowed = self._alive.data & (self._expires.data > query.now)
+        if query.kinds:
+            allowed &= np.isin(self._kinds.data, [int(k) for k in query.kinds])
+        if query.created_after is not None:
+            allowed &= self._created.data >= query.created_after
+        if query.created_before is not None:
+            allowed &= self._created.data < query.created_before
+        return np.asarray(allowed, dtype=np.bool_)
+
+    def _retrieve_exactly(
+        self, query: Query, allowed: NDArray[np.bool_], recency: NDArray[np.float64]
+    ) -> list[ScoredMemory]:
+        if allowed.all():  # no copies of the columns when nothing is filtered out
+            positions = np.arange(len(self.records))
+            vectors, importance = self._vectors.data, self._importance.data
+        else:
+            positions = np.flatnonzero(allowed)
+            vectors, importance = self._vectors.data[positions], self._importance.data[positions]
+            recency = recency[positions]
+        relevance = (vectors @ query.vector).astype(np.float64)
+        terms = score(recency, importance.astype(np.float64), relevance, weights=query.weights)
+        return self._best(positions, terms, query.k)
+
+    def _retrieve_from_candidates(
+        self,
+        query: Query,
+        allowed: NDArray[np.bool_],
+        count: int,
+        recency: NDArray[np.float64],
+    ) -> list[ScoredMemory]:
+        """Exact top k from the memories of the best-matching texts, plus every memory
+        whose recency and importance alone could still beat the k-th of those."""
+        weights = query.weights
+        importance = self._importance.data
+        everything = count == len(self.records)
+        rec_range = Range.of(recency if everything else recency[allowed])
+        imp_range = Range.of(importance if everything else importance[allowed])
+        base = weights.recency * rec_range.normalise(
+            recency
+        ) + weights.importance * imp_range.normalise(importance)
+        texts_allowed = np.ones(self.distinct_texts, dtype=np.bool_)
+        if not everything:
+            texts_allowed[:] = False
+            texts_allowed[self._text_of.data[allowed]] = True
+        matched_texts, sims, low = self._text_matches(query.vector, texts_allowed)
+        is_match = np.zeros(self.distinct_texts, dtype=np.bool_)
+        is_match[matched_texts] = True
+        matches = np.flatnonzero(allowed & is_match[self._text_of.data])
+        if len(matches) < min(query.k, count):
+            return self._retrieve_exactly(query, allowed, recency)
+        match_sims = (self._vectors.data[matches] @ query.vector).astype(np.float64)
+        rel_range = Range(low, float(sims.max()))
+        kth_best = np.partition(
+            base[matches] + weights.relevance * rel_range.normalise(match_sims),
+            -query.k,
+        )[-query.k]
+        could_beat = allowed & (
+            base + weights.relevance * _normalised(rel_range, sims.min()) >= kth_best
         )
-        if len(self.records) <= self.exact_limit:
-            return np.flatnonzero(allowed)
-        _, found = self._index.search(query.reshape(1, -1), self.per_source)
-        recent = np.arange(max(0, len(self.records) - self.per_source), len(self.records))
-        important = np.argsort(-self._importance, kind="stable")[: self.per_source]
-        union = np.unique(np.concatenate([found[0][found[0] >= 0], recent, important]))
-        return np.asarray(union[allowed[union]], dtype=np.intp)
+        could_beat[matches] = False
+        extra = np.flatnonzero(could_beat)
+        if 4 * len(extra) > count:
+            return self._retrieve_exactly(query, allowed, recency)
+        candidates = np.concatenate([matches, extra])
+        relevance = (self._vectors.data[candidates] @ query.vector).astype(np.float64)
+        rel_range = Range(
+            min(low, float(relevance.min())), max(float(relevance.max()), rel_range.high)
+        )
+        terms = score(
+            recency[candidates],
+            importance[candidates],
+            relevance,
+            weights=weights,
+            ranges=(rec_range, imp_range, rel_range),
+        )
+        return self._best(candidates, terms, query.k)
+
+    def _text_matches(
+        self, vector: NDArray[np.float32], texts_allowed: NDArray[np.bool_]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float32], float]:
+        """The best-matching allowed texts, their similarities, and the lowest similarity
+        of any allowed text: exact while the texts are few, from the ANN index beyond."""
+        if self.ann is None:
+            sims = np.where(texts_allowed, self._text_vectors.data @ vector, np.nan)
+            size = min(self.first_candidates, int(texts_allowed.sum()))
+            best = np.argpartition(np.nan_to_num(sims, nan=-np.inf), -size)[-size:]
+            return best, sims[best], float(np.nanmin(sims))
+        mask = None if texts_allowed.all() else texts_allowed
+        best, sims = self.ann.search(vector, self.first_candidates, mask)
+        _, opposite = self.ann.search(-vector, 1, mask)
+        return best, sims, min(float(sims.min()), -float(opposite.max(initial=-sims.min())))
+
+    def _best(self, positions: NDArray[np.intp], terms: ScoreTerms, k: int) -> list[ScoredMemory]:
+        return [
+            ScoredMemory(
+                self.records[int(positions[i])],
+                float(terms.score[i]),
+                float(terms.recency[i]),
+                float(terms.importance[i]),
+                float(terms.relevance[i]),
+            )
+            for i in top_k(terms.score, k)
+        ]
+
+
+def _normalised(value_range: Range, value: float) -> float:
+    return float(value_range.normalise(np.array([value], dtype=np.float64))[0])

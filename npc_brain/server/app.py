@@ -1,4 +1,5 @@
-"""Building and running the gRPC server (health checking and reflection on)."""
+"""Building and running the gRPC server (health checking and reflection on) and its
+HTTP/JSON gateway."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from grpc_reflection.v1alpha import reflection
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.llama import LlamaChat, LlamaEmbedder
+from npc_brain.server.http import HttpServer, create_http_server
 from npc_brain.server.servicer import BrainServicer
 from npc_brain.v1 import brain_pb2, brain_pb2_grpc
 from npc_brain.world import WorldRegistry
@@ -31,7 +33,9 @@ def build_brain(settings: Settings) -> Brain:
         threads=settings.threads,
         seed=settings.seed,
     )
-    worlds = WorldRegistry(settings.data_dir, embedder.model_id, embedder.dimension)
+    worlds = WorldRegistry(
+        settings.data_dir, embedder.model_id, embedder.dimension, settings.exact_retrieval_limit
+    )
     return Brain(chat=chat, embedder=embedder, worlds=worlds, settings=settings)
 
 
@@ -60,16 +64,44 @@ async def create_server(brain: Brain, address: str) -> tuple[grpc.aio.Server, in
     return server, port
 
 
+async def create_http_gateway(
+    brain: Brain, host: str, port: int, cors_origins: str = ""
+) -> HttpServer:
+    """The HTTP/JSON door to the same servicer, with the same message size limit.
+
+    `cors_origins`: browser origins allowed to call it, comma-separated ("*": any).
+    """
+    origins = [origin.strip() for origin in cors_origins.split(",") if origin.strip()]
+    return await create_http_server(
+        BrainServicer(brain), host, port, max_body_bytes=MAX_MESSAGE_BYTES, cors_origins=origins
+    )
+
+
 async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
     """Runs until SIGINT or SIGTERM, then drains in-flight calls and stops."""
     brain = build_brain(settings)
     server, port = await create_server(brain, f"{settings.host}:{settings.port}")
+    http_server: HttpServer | None = None
+    if settings.http_port >= 0:
+        try:
+            http_server = await create_http_gateway(
+                brain, settings.host, settings.http_port, settings.http_cors_origins
+            )
+        except OSError:
+            await server.stop(None)
+            brain.close()
+            raise
     print(f"npc-brain serving npc_brain.v1.Brain on {settings.host}:{port}", flush=True)
+    if http_server is not None:
+        print(f"npc-brain serving HTTP/JSON on {settings.host}:{http_server.port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("stopping: draining in-flight calls for up to %.0f s", grace_seconds)
-    await server.stop(grace_seconds)
+    await asyncio.gather(
+        server.stop(grace_seconds),
+        *([http_server.stop(grace_seconds)] if http_server else []),
+    )
     brain.close()

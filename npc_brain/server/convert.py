@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from npc_brain.action import Action, Line
-from npc_brain.brain import AgentTick, TickResult
+from npc_brain.brain import AgentTick, TickResult, TimeRange
 from npc_brain.errors import InvalidArgument
 from npc_brain.memory.records import (
     GameTime,
@@ -27,15 +27,21 @@ from npc_brain.v1 import brain_pb2 as pb
 _MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799
 
 
-def time_from_pb(field: str, message: object, *, required: bool = True) -> GameTime | None:
-    """The game time in `message.<field>`; INVALID_ARGUMENT when required and unset."""
+def time_from_pb(
+    field: str, message: object, *, required: bool = True, field_name: str = ""
+) -> GameTime | None:
+    """The game time in `message.<field>`; INVALID_ARGUMENT when required and unset.
+
+    Errors name `field_name` (the field's full path) when given, else `field`.
+    """
+    name = field_name or field
     if not message.HasField(field):  # type: ignore[attr-defined]
         if required:
-            raise InvalidArgument(field, "is required (the game clock)")
+            raise InvalidArgument(name, "is required (the game clock)")
         return None
     stamp: Timestamp = getattr(message, field)
     if not _MIN_SECONDS <= stamp.seconds <= _MAX_SECONDS or not 0 <= stamp.nanos < 10**9:
-        raise InvalidArgument(field, "is outside years 1..9999")
+        raise InvalidArgument(name, "is outside years 1..9999")
     return stamp.seconds + stamp.nanos / 1e9
 
 
@@ -87,24 +93,45 @@ def observations_from_pb(
     observations: Sequence[pb.Observation], prefix: str = ""
 ) -> list[Observation]:
     return [
-        Observation(
-            text=o.text,
-            subject=o.subject,
-            predicate=o.predicate,
-            object=o.object,
-            address=o.address,
-            source=source_from_pb(f"{prefix}observations[{i}].source", o.source),
-            importance=o.importance if o.HasField("importance") else None,
-        )
-        for i, o in enumerate(observations)
+        observation_from_pb(f"{prefix}observations[{i}]", o) for i, o in enumerate(observations)
     ]
 
 
-def source_from_pb(field: str, source: pb.Source) -> Source:
-    kind = source.kind or SourceKind.SEEN
+def observation_from_pb(
+    field: str, o: pb.Observation, default_source: SourceKind = SourceKind.SEEN
+) -> Observation:
+    return Observation(
+        text=o.text,
+        subject=o.subject,
+        predicate=o.predicate,
+        object=o.object,
+        address=o.address,
+        source=source_from_pb(f"{field}.source", o.source, default_source),
+        importance=o.importance if o.HasField("importance") else None,
+        expires=time_from_pb("expires", o, required=False, field_name=f"{field}.expires"),
+    )
+
+
+def source_from_pb(field: str, source: pb.Source, default: SourceKind = SourceKind.SEEN) -> Source:
+    kind = source.kind or default
     if kind not in SourceKind._value2member_map_:
         raise InvalidArgument(f"{field}.kind", f"unknown source kind {kind}")
     return Source(SourceKind(kind), source.agent_id)
+
+
+def kind_from_pb(field: str, kind: int) -> MemoryKind:
+    """A required memory kind."""
+    if kind == 0:
+        raise InvalidArgument(field, "is required")
+    return kinds_from_pb(field, [kind])[0]
+
+
+def time_range_from_pb(message: object) -> TimeRange:
+    """The optional created_after / created_before filter of a request."""
+    return TimeRange(
+        time_from_pb("created_after", message, required=False),
+        time_from_pb("created_before", message, required=False),
+    )
 
 
 def kinds_from_pb(field: str, kinds: Sequence[int]) -> list[MemoryKind]:
@@ -135,6 +162,7 @@ def memory_to_pb(m: MemoryRecord) -> pb.Memory:
         importance=m.importance,
         evidence_ids=[str(i) for i in m.evidence_ids],
         depth=m.depth,
+        expires=None if m.expires is None else time_to_pb(m.expires),
     )
 
 

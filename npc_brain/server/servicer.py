@@ -12,6 +12,7 @@ import grpc
 from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.errors import NpcBrainError, Unimplemented
+from npc_brain.memory.records import SourceKind
 from npc_brain.server import convert
 from npc_brain.server.status import status_of
 from npc_brain.v1 import brain_pb2 as pb
@@ -128,6 +129,7 @@ class BrainServicer(pb_grpc.BrainServicer):
             request.k,
             convert.weights_from_pb(request.weights),
             convert.kinds_from_pb("kinds", request.kinds),
+            convert.time_range_from_pb(request),
         )
         return pb.RetrieveResponse(memories=[convert.scored_to_pb(s) for s in found])
 
@@ -137,16 +139,39 @@ class BrainServicer(pb_grpc.BrainServicer):
         return convert.stats_to_pb(summary)
 
     @unary
-    async def ListMemories(self, request: Any, context: Any) -> Any:
-        raise _not_yet("ListMemories (the memory stream issue)")
+    async def ListMemories(
+        self, request: pb.ListMemoriesRequest, context: Any
+    ) -> pb.ListMemoriesResponse:
+        page = await self._brain.list_memories(
+            request.world_id,
+            request.agent_id,
+            convert.kinds_from_pb("kinds", request.kinds),
+            request.page_size,
+            request.page_token,
+            convert.time_range_from_pb(request),
+        )
+        return pb.ListMemoriesResponse(
+            memories=[convert.memory_to_pb(m) for m in page.memories],
+            next_page_token=page.next_page_token,
+        )
 
     @unary
-    async def AddMemory(self, request: Any, context: Any) -> Any:
-        raise _not_yet("AddMemory (the memory stream issue)")
+    async def AddMemory(self, request: pb.AddMemoryRequest, context: Any) -> pb.Memory:
+        memory = await self._brain.add_memory(
+            request.world_id,
+            request.agent_id,
+            convert.required_time("game_time", request),
+            convert.kind_from_pb("kind", request.kind),
+            convert.observation_from_pb("observation", request.observation, SourceKind.AUTHOR),
+        )
+        return convert.memory_to_pb(memory)
 
     @unary
-    async def ForgetMemory(self, request: Any, context: Any) -> Any:
-        raise _not_yet("ForgetMemory (the memory stream issue)")
+    async def ForgetMemory(
+        self, request: pb.ForgetMemoryRequest, context: Any
+    ) -> pb.ForgetMemoryResponse:
+        await self._brain.forget_memory(request.world_id, request.agent_id, request.memory_id)
+        return pb.ForgetMemoryResponse()
 
     @unary
     async def Reflect(self, request: Any, context: Any) -> Any:

@@ -99,7 +99,7 @@ class Source(_message.Message):
     def __init__(self, kind: _Optional[_Union[SourceKind, str]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("text", "subject", "predicate", "object", "address", "source", "importance")
+    __slots__ = ("text", "subject", "predicate", "object", "address", "source", "importance", "expires")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
     PREDICATE_FIELD_NUMBER: _ClassVar[int]
@@ -107,6 +107,7 @@ class Observation(_message.Message):
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_FIELD_NUMBER: _ClassVar[int]
     text: str
     subject: str
     predicate: str
@@ -114,7 +115,8 @@ class Observation(_message.Message):
     address: str
     source: Source
     importance: int
-    def __init__(self, text: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., importance: _Optional[int] = ...) -> None: ...
+    expires: _timestamp_pb2.Timestamp
+    def __init__(self, text: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., importance: _Optional[int] = ..., expires: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class PerceiveRequest(_message.Message):
     __slots__ = ("world_id", "agent_id", "game_time", "observations", "visible_addresses")
@@ -137,7 +139,7 @@ class PerceiveResponse(_message.Message):
     def __init__(self, memory_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Memory(_message.Message):
-    __slots__ = ("memory_id", "kind", "description", "subject", "predicate", "object", "address", "source", "created", "last_accessed", "importance", "evidence_ids", "depth")
+    __slots__ = ("memory_id", "kind", "description", "subject", "predicate", "object", "address", "source", "created", "last_accessed", "importance", "evidence_ids", "depth", "expires")
     MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +153,7 @@ class Memory(_message.Message):
     IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_IDS_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_FIELD_NUMBER: _ClassVar[int]
     memory_id: str
     kind: MemoryKind
     description: str
@@ -164,7 +167,8 @@ class Memory(_message.Message):
     importance: float
     evidence_ids: _containers.RepeatedScalarFieldContainer[str]
     depth: int
-    def __init__(self, memory_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., description: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_accessed: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., importance: _Optional[float] = ..., evidence_ids: _Optional[_Iterable[str]] = ..., depth: _Optional[int] = ...) -> None: ...
+    expires: _timestamp_pb2.Timestamp
+    def __init__(self, memory_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., description: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_accessed: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., importance: _Optional[float] = ..., evidence_ids: _Optional[_Iterable[str]] = ..., depth: _Optional[int] = ..., expires: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class AddMemoryRequest(_message.Message):
     __slots__ = ("world_id", "agent_id", "game_time", "kind", "observation")
@@ -191,7 +195,7 @@ class Weights(_message.Message):
     def __init__(self, recency: _Optional[float] = ..., importance: _Optional[float] = ..., relevance: _Optional[float] = ...) -> None: ...
 
 class RetrieveRequest(_message.Message):
-    __slots__ = ("world_id", "agent_id", "game_time", "query", "k", "weights", "kinds")
+    __slots__ = ("world_id", "agent_id", "game_time", "query", "k", "weights", "kinds", "created_after", "created_before")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -199,6 +203,8 @@ class RetrieveRequest(_message.Message):
     K_FIELD_NUMBER: _ClassVar[int]
     WEIGHTS_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     game_time: _timestamp_pb2.Timestamp
@@ -206,7 +212,9 @@ class RetrieveRequest(_message.Message):
     k: int
     weights: Weights
     kinds: _containers.RepeatedScalarFieldContainer[MemoryKind]
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., query: _Optional[str] = ..., k: _Optional[int] = ..., weights: _Optional[_Union[Weights, _Mapping]] = ..., kinds: _Optional[_Iterable[_Union[MemoryKind, str]]] = ...) -> None: ...
+    created_after: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., query: _Optional[str] = ..., k: _Optional[int] = ..., weights: _Optional[_Union[Weights, _Mapping]] = ..., kinds: _Optional[_Iterable[_Union[MemoryKind, str]]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ScoredMemory(_message.Message):
     __slots__ = ("memory", "score", "recency", "importance", "relevance")
@@ -345,18 +353,22 @@ class ConverseEvent(_message.Message):
     def __init__(self, token: _Optional[str] = ..., final: _Optional[_Union[Utterance, _Mapping]] = ...) -> None: ...
 
 class ListMemoriesRequest(_message.Message):
-    __slots__ = ("world_id", "agent_id", "kinds", "page_size", "page_token")
+    __slots__ = ("world_id", "agent_id", "kinds", "page_size", "page_token", "created_after", "created_before")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     kinds: _containers.RepeatedScalarFieldContainer[MemoryKind]
     page_size: int
     page_token: str
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[MemoryKind, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    created_after: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[MemoryKind, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListMemoriesResponse(_message.Message):
     __slots__ = ("memories", "next_page_token")

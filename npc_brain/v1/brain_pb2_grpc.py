@@ -133,8 +133,11 @@ class BrainServicer:
 
     def Perceive(self, request, context):
         """Records what an agent perceived at game_time. Each observation becomes a memory
-        with its embedding and an importance rated by the chat model (1..10, constrained
-        output) unless the observation carries an importance override.
+        with its embedding and an importance 1..10 rated by the chat model (the expected
+        value over the ten ratings, or a grammar-constrained answer) unless the observation
+        carries an importance override. An observation equal to one of the agent's latest
+        `perception_retention` (setting) at the same address is not stored again: its
+        existing id is returned.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -167,29 +170,30 @@ class BrainServicer:
 
     def Retrieve(self, request, context):
         """The k memories that matter for a query now: recency + importance + relevance,
-        each term min-max normalised over the candidates and returned for explanation.
-        Returned memories have last_accessed set to game_time (persisted).
+        each term min-max normalised over every memory the query may return (after its
+        filters) and returned for explanation. Returned memories have last_accessed set to
+        game_time (persisted). Expired memories are never returned.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListMemories(self, request, context):
-        """Pages through an agent's memory stream, oldest first. (Memory stream issue.)
+        """Pages through an agent's memory stream, oldest first (expired ones included).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def AddMemory(self, request, context):
-        """Seeds a memory written by the game's author (backstory). (Memory stream issue.)
+        """Seeds a memory written by the game's author (backstory), created at game_time.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ForgetMemory(self, request, context):
-        """Removes a memory from the store and the index. (Memory stream issue.)
+        """Removes a memory from the store and the index, durably.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -5,9 +5,7 @@ client built from nothing but grpcio and the .proto: perceive, retrieve, convers
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from npc_brain.config import DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL, REPO_MODELS_DIR
+from tests.integration.server_process import ServerProcess
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.integration
@@ -45,35 +44,6 @@ def client_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (package / "__init__.py").touch()
     shutil.copy(Path(__file__).with_name("grpc_only_client.py"), folder)
     return folder
-
-
-class ServerProcess:
-    """`npc-brain serve --port 0` in a child process."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "npc_brain",
-                "serve",
-                "--port",
-                "0",
-                "--data-dir",
-                str(data_dir),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=os.environ | {"PYTHONUNBUFFERED": "1"},
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert "serving npc_brain.v1.Brain" in line, f"server did not start: {line!r}"
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=60)
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from npc_brain.action import Line
-from npc_brain.brain import AgentTick, Brain
+from npc_brain.brain import AgentTick, Brain, TimeRange
 from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.llm.base import Completion
-from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.llm.fakes import ChatCall, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
@@ -199,3 +199,102 @@ def test_memories_survive_a_new_brain_on_the_same_data_dir(tmp_path: Path) -> No
     again = make_brain(tmp_path)
     (found,) = run(again.retrieve("", "isabella", T0, "party"))
     assert found.memory.description == "the party"
+
+
+def test_a_repeated_observation_at_the_same_address_is_not_stored_again(tmp_path: Path) -> None:
+    brain = make_brain(tmp_path)
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        await _with_agent(brain)
+        first = await brain.perceive(
+            "",
+            "isabella",
+            T0,
+            [
+                Observation("the stove is on", address="kitchen", importance=2),
+                Observation("the stove is on", address="kitchen", importance=2),
+            ],
+        )
+        again = await brain.perceive(
+            "",
+            "isabella",
+            T0 + 60,
+            [
+                Observation("the stove is on", address="kitchen", importance=2),
+                Observation("the stove is on", address="garden", importance=2),
+            ],
+        )
+        return first, again
+
+    first, again = run(scenario())
+    assert first[0] == first[1] == again[0] != again[1]
+    assert len(run(brain.list_memories("", "isabella")).memories) == 2
+
+
+def test_the_same_text_is_rated_once(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 4})
+    brain = make_brain(tmp_path, chat)
+
+    async def scenario() -> None:
+        await _with_agent(brain)
+        await brain.perceive("", "isabella", T0, [Observation("Klaus waves", address="a")])
+        await brain.perceive("", "isabella", T0, [Observation("Klaus waves", address="b")])
+
+    run(scenario())
+    assert len(chat.history) == 1
+
+
+def test_importance_is_the_expected_rating_when_the_model_gives_probabilities(
+    tmp_path: Path,
+) -> None:
+    class ProbableChat(ScriptedChat):
+        def option_probabilities(self, messages, *, answer_prefix, options):  # type: ignore[no-untyped-def]
+            self.history.append(ChatCall(list(messages), 0, None, None))
+            shares = [0.0] * 10
+            shares[1], shares[7] = 0.5, 0.5  # ratings 2 and 8
+            return shares, Completion("", 10, 2)
+
+    chat = ProbableChat()
+    brain = make_brain(tmp_path, chat)
+
+    async def scenario() -> str:
+        await _with_agent(brain)
+        (memory_id,) = await brain.perceive("", "isabella", T0, [Observation("a letter came")])
+        return memory_id
+
+    run(scenario())
+    (memory,) = run(brain.list_memories("", "isabella")).memories
+    assert memory.importance == 5.0
+
+
+def test_authored_memories_list_in_pages_and_can_be_forgotten(tmp_path: Path) -> None:
+    brain = make_brain(tmp_path)
+
+    async def scenario() -> None:
+        await _with_agent(brain)
+        for i in range(5):
+            await brain.add_memory(
+                "",
+                "isabella",
+                T0 + i * 3600,
+                MemoryKind.OBSERVATION,
+                Observation(f"backstory {i}", importance=5, source=Source(SourceKind.AUTHOR)),
+            )
+
+    run(scenario())
+    first = run(brain.list_memories("", "isabella", page_size=2))
+    second = run(brain.list_memories("", "isabella", page_size=2, page_token=first.next_page_token))
+    last = run(brain.list_memories("", "isabella", page_size=2, page_token=second.next_page_token))
+    texts = [m.description for page in (first, second, last) for m in page.memories]
+    assert texts == [f"backstory {i}" for i in range(5)] and last.next_page_token == ""
+    window = run(brain.list_memories("", "isabella", created=TimeRange(T0 + 3600, T0 + 3 * 3600)))
+    assert [m.description for m in window.memories] == ["backstory 1", "backstory 2"]
+    victim = str(first.memories[0].memory_id)
+    run(brain.forget_memory("", "isabella", victim))
+    with pytest.raises(NotFound):
+        run(brain.forget_memory("", "isabella", victim))
+    found = run(brain.retrieve("", "isabella", T0, "backstory 0", k=10))
+    assert victim not in {str(s.memory.memory_id) for s in found} and len(found) == 4
+    brain.close()
+    reopened = make_brain(tmp_path)
+    assert len(run(reopened.retrieve("", "isabella", T0, "backstory 0", k=10))) == 4

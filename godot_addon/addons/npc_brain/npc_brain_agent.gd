@@ -1,0 +1,260 @@
+class_name NpcBrainAgent
+extends Node
+## Connects one NPC to the brain server. Add it as a child of the NPC.
+##
+## On ready it sends its [member persona] (UpsertAgent). Then every [member think_interval]
+## it sends what the NPC perceived since the last time and asks what to do (one batched
+## Tick), and emits [signal action_changed] when the answer differs. [method say] talks to
+## the NPC: the reply streams as [signal reply_updated], then [signal reply_finished].
+## An agent keeps at most one request in flight and skips a think while one is running;
+## nothing here ever waits, so [method Node._process] never stalls.
+##
+## The game tells the agent what its NPC perceives in two ways, mixed freely: call
+## [method observe] when something happens, or set [member observation_source] to a
+## Callable that returns what the NPC perceives at each think.
+
+## The NPC's action changed: the server's Action message as a Dictionary
+## ({"description", "address", "start", "duration_minutes", "emoji", "object_state",
+## "chat_with_agent_id", "chat": [{"speaker_id", "text", "end_conversation"}]}).
+signal action_changed(action: Dictionary)
+## A piece of the NPC's reply to [method say], as it is generated.
+signal reply_updated(token: String)
+## The NPC's whole reply to [method say].
+signal reply_finished(text: String)
+## The NPC ended the conversation with its last reply.
+signal conversation_ended
+## The server knows the agent now (its persona was upserted).
+signal registered(agent: Dictionary)
+## A request of this agent failed; [param status] is the gRPC status name.
+signal request_failed(status: String, message: String)
+
+## The agent's id on the server (1-64 of A-Z a-z 0-9 _ . -); empty: the parent's name.
+@export var agent_id: StringName = &""
+## The world the agent lives in; empty: the client's world ("default" on the server).
+@export var world_id: StringName = &""
+## Who the NPC is; sent to the server on ready.
+@export var persona: NpcPersona
+## How often the agent perceives and decides.
+@export_range(0.1, 60.0, 0.1, "suffix:s") var think_interval: float = 1.0
+## Think every interval; off: the agent only talks and thinks on [method think_now].
+@export var thinking: bool = true
+
+## Called at each think with no arguments; returns what the NPC perceives now: an Array
+## of Strings (observation texts) and/or Dictionaries (from
+## [method NpcBrainRequests.observation]).
+var observation_source: Callable
+## Called with no arguments; returns the game time (seconds since 1970-01-01 UTC).
+## Unset: [member NpcBrainClient.game_time_unix] of the autoload.
+var game_time_source: Callable
+## The areas and objects the NPC sees now ("world:sector:arena:object"); they become
+## places it knows and may go to.
+var visible_addresses: PackedStringArray = PackedStringArray()
+## The current action (see [signal action_changed]); empty until the first answer.
+var action: Dictionary = {}
+## Whether the server has the agent's persona.
+var is_registered: bool = false
+
+var _in_flight: NpcBrainCall = null
+var _observations: Array[Dictionary] = []
+var _to_say: Dictionary = {}
+var _reply: String = ""
+var _since_think: float = 0.0
+var _warned_clock: bool = false
+
+
+func _ready() -> void:
+	if agent_id.is_empty():
+		agent_id = StringName(get_parent().name if get_parent() != null else name)
+	if persona == null:
+		push_warning("NpcBrainAgent %s has no persona; it will not think" % agent_id)
+		return
+	_register()
+
+
+func _process(delta: float) -> void:
+	_since_think += delta
+	if _in_flight != null or persona == null:
+		return
+	if not _to_say.is_empty():
+		_start_saying()
+	elif _since_think < think_interval:
+		return
+	elif not is_registered:
+		_register()
+	elif thinking:
+		think_now()
+
+
+#region Public
+
+## Queues an observation for the next think: [param text] happened at [param address];
+## [param importance] 1..10 overrides the model's rating (0: the model rates it).
+func observe(text: String, address: String = "", importance: int = 0) -> void:
+	if text.strip_edges().is_empty():
+		push_warning("NpcBrainAgent %s: observe() needs a text" % agent_id)
+		return
+	_observations.append(NpcBrainRequests.observation(text, address, importance))
+
+
+## Perceives and decides now, unless a request is in flight (then returns false).
+func think_now() -> bool:
+	var client: NpcBrainClient = _client()
+	if _in_flight != null or client == null or not is_registered:
+		return false
+	_since_think = 0.0
+	var observations: Array[Dictionary] = _observations
+	_observations = []
+	observations.append_array(_observations_from_source())
+	var agent_tick := NpcBrainRequests.agent_tick(agent_id, observations, visible_addresses)
+	_in_flight = client.think(_world(client), agent_tick, _game_time(client))
+	_in_flight.finished.connect(_on_think_call_finished.bind(observations))
+	return true
+
+
+## Says [param text] to the NPC as [param speaker_id] (the player by default). The
+## reply streams as [signal reply_updated] then [signal reply_finished]. Waits for a
+## request in flight to end first; returns false (and warns) if the NPC is already
+## answering or has no persona.
+func say(text: String, speaker_id: String = "player") -> bool:
+	if text.strip_edges().is_empty():
+		push_warning("NpcBrainAgent %s: say() needs a text" % agent_id)
+		return false
+	if not _to_say.is_empty() or (_in_flight != null and _in_flight.streaming):
+		push_warning("NpcBrainAgent %s is still answering; say() ignored" % agent_id)
+		return false
+	if persona == null:
+		push_warning("NpcBrainAgent %s has no persona; say() ignored" % agent_id)
+		return false
+	_to_say = {"text": text, "speaker_id": speaker_id}
+	return true
+
+
+## Whether a request of this agent is in flight.
+func is_busy() -> bool:
+	return _in_flight != null
+
+#endregion
+
+#region Private
+
+
+func _client() -> NpcBrainClient:
+	var client := get_node_or_null(^"/root/NpcBrain") as NpcBrainClient
+	if client == null:
+		push_error("the NpcBrain autoload is missing: enable the npc-brain plugin")
+	return client
+
+
+func _world(client: NpcBrainClient) -> String:
+	return String(world_id) if not world_id.is_empty() else client.world_id
+
+
+func _game_time(client: NpcBrainClient) -> float:
+	var now: float = client.game_time_unix
+	if game_time_source.is_valid():
+		now = float(game_time_source.call())
+	if now <= 0.0 and not _warned_clock:
+		_warned_clock = true
+		push_warning("the game clock is at 1970: set NpcBrain.game_time_unix or game_time_source")
+	return now
+
+
+func _observations_from_source() -> Array[Dictionary]:
+	var found: Array[Dictionary] = []
+	if not observation_source.is_valid():
+		return found
+	var perceived: Variant = observation_source.call()
+	if not perceived is Array:
+		push_warning("NpcBrainAgent %s: observation_source must return an Array" % agent_id)
+		return found
+	for item: Variant in perceived:
+		if item is String and not (item as String).strip_edges().is_empty():
+			found.append(NpcBrainRequests.observation(item))
+		elif item is Dictionary:
+			found.append(item)
+	return found
+
+
+func _register() -> void:
+	var client: NpcBrainClient = _client()
+	if client == null:
+		return
+	_since_think = 0.0
+	var body := NpcBrainRequests.upsert_agent(
+		_world(client), agent_id, persona, _game_time(client)
+	)
+	_in_flight = client.send("UpsertAgent", body)
+	_in_flight.finished.connect(_on_upsert_call_finished)
+
+
+func _start_saying() -> void:
+	var client: NpcBrainClient = _client()
+	if client == null:
+		_to_say = {}
+		return
+	var body := NpcBrainRequests.converse(
+		_world(client), agent_id, _game_time(client), _to_say["speaker_id"], _to_say["text"]
+	)
+	_to_say = {}
+	_reply = ""
+	_in_flight = client.stream("Converse", body)
+	_in_flight.event_received.connect(_on_converse_call_event_received)
+	_in_flight.finished.connect(_on_converse_call_finished)
+
+
+func _on_upsert_call_finished(brain_call: NpcBrainCall) -> void:
+	_in_flight = null
+	if brain_call.is_ok():
+		is_registered = true
+		registered.emit(brain_call.response)
+	else:
+		_report(brain_call)
+
+
+func _on_think_call_finished(brain_call: NpcBrainCall, sent: Array[Dictionary]) -> void:
+	_in_flight = null
+	if not brain_call.is_ok():
+		if brain_call.status == "UNAVAILABLE" or brain_call.status == "DEADLINE_EXCEEDED":
+			sent.append_array(_observations)  # not lost: sent again with the next think
+			_observations = sent
+		elif brain_call.status == "NOT_FOUND":
+			is_registered = false  # the server lost the agent (another world or data dir)
+		_report(brain_call)
+		return
+	var next: Dictionary = brain_call.response.get("action", {})
+	if _changed(next):
+		action = next
+		action_changed.emit(action)
+
+
+func _on_converse_call_event_received(event: Dictionary) -> void:
+	if event.has("token"):
+		var token: String = event["token"]
+		_reply += token
+		reply_updated.emit(token)
+
+
+func _on_converse_call_finished(brain_call: NpcBrainCall) -> void:
+	_in_flight = null
+	if not brain_call.is_ok():
+		_report(brain_call)
+		return
+	var final: Dictionary = brain_call.response.get("final", {})
+	reply_finished.emit(String(final.get("text", _reply)))
+	if final.get("end_conversation", false):
+		conversation_ended.emit()
+
+
+func _changed(next: Dictionary) -> bool:
+	for key: String in ["description", "address", "start", "emoji", "object_state"]:
+		if next.get(key) != action.get(key):
+			return true
+	return next.get("chat", []) != action.get("chat", [])
+
+
+func _report(brain_call: NpcBrainCall) -> void:
+	if brain_call.status == "INVALID_ARGUMENT":
+		push_warning("NpcBrainAgent %s: %s" % [agent_id, brain_call.message])
+	request_failed.emit(brain_call.status, brain_call.message)
+
+#endregion

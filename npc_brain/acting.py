@@ -1,0 +1,80 @@
+"""Act: the current action while it runs, otherwise a new decision by the model.
+
+The decision runs as a task on the chat worker; Act waits for it at most max_wait_ms
+and otherwise answers at once with what is known (pending=True).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from npc_brain.action import Action
+from npc_brain.cognition.act import Decision, decide_action, idle_decision
+from npc_brain.faculties import Faculties
+from npc_brain.memory.records import GameTime
+from npc_brain.persona import AgentRecord
+from npc_brain.world import World
+
+log = logging.getLogger(__name__)
+
+
+class Acting:
+    """Decides and keeps each agent's current action."""
+
+    def __init__(self, faculties: Faculties) -> None:
+        self._f = faculties
+
+    async def act(
+        self, world: World, agent: AgentRecord, game_time: GameTime, max_wait_ms: int
+    ) -> tuple[Action, bool]:
+        """The current action, and whether a better one is being prepared."""
+        state = world.state(agent.agent_id)
+        if state.action is not None and state.action.covers(game_time):
+            return state.action, state.deciding is not None
+        if state.deciding is None:
+            state.deciding = asyncio.create_task(self._decide(world, agent, game_time))
+            state.deciding.add_done_callback(lambda _: setattr(state, "deciding", None))
+        task = state.deciding
+        if max_wait_ms > 0:
+            await asyncio.wait({task}, timeout=max_wait_ms / 1000)
+        if task.done():
+            return task.result(), False
+        if state.action is not None:
+            return state.action, True
+        places = world.store.places(agent.agent_id)
+        return _as_action(idle_decision(agent.persona, places or [""]), game_time), True
+
+    async def _decide(self, world: World, agent: AgentRecord, game_time: GameTime) -> Action:
+        """Decides a new action; a failure is logged and gives the idle action."""
+        places = world.store.places(agent.agent_id)
+        try:
+            decision = await self._decision(world, agent, game_time, places)
+        except Exception:
+            log.exception("deciding an action for %s failed; the agent idles", agent.agent_id)
+            decision = idle_decision(agent.persona, places or [""])
+        action = _as_action(decision, game_time)
+        world.state(agent.agent_id).action = action
+        return action
+
+    async def _decision(
+        self, world: World, agent: AgentRecord, game_time: GameTime, places: list[str]
+    ) -> Decision:
+        if not places:
+            return idle_decision(agent.persona, [""])
+        persona = agent.persona
+        query = f"{persona.name} {persona.currently} plans today".strip()
+        recalled = await self._f.recall(
+            world, agent.agent_id, game_time, query, self._f.settings.context_memories
+        )
+        decision, completion = await self._f.chat_worker.run(
+            decide_action, self._f.chat, persona, game_time, [s.memory for s in recalled], places
+        )
+        self._f.usage.record(world.world_id, agent.agent_id, "act", completion)
+        return decision
+
+
+def _as_action(decision: Decision, start: GameTime) -> Action:
+    return Action(
+        decision.activity, decision.address, start, decision.duration_minutes, decision.emoji
+    )

@@ -1,0 +1,117 @@
+"""Converse: a reply streamed while the model writes it, then remembered by both lines."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from npc_brain.action import Line
+from npc_brain.cognition.converse import Reply, reply_messages, stream_reply
+from npc_brain.faculties import Faculties
+from npc_brain.memory.records import GameTime, MemoryKind, Observation, Source, SourceKind
+from npc_brain.persona import AgentRecord
+from npc_brain.world import World
+
+log = logging.getLogger(__name__)
+
+
+class _ListenerLeft(Exception):
+    """Raised inside the model thread when the listener of a reply went away."""
+
+
+class Talking:
+    """Replies of agents to whoever speaks to them."""
+
+    def __init__(self, faculties: Faculties) -> None:
+        self._f = faculties
+
+    async def converse(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        speaker_id: str,
+        utterance: str,
+        interview: bool,
+    ) -> AsyncIterator[str | Line]:
+        """Yields the reply's text pieces as they are generated, then the final Line."""
+        speaker = world.store.get_agent(speaker_id)
+        speaker_name = speaker.persona.name if speaker else speaker_id
+        recalled = await self._f.recall(
+            world, agent.agent_id, game_time, utterance, self._f.settings.context_memories
+        )
+        messages = reply_messages(
+            agent.persona, game_time, [s.memory for s in recalled], speaker_name, utterance
+        )
+        pieces: asyncio.Queue[str | None] = asyncio.Queue()
+        listening = True
+        loop = asyncio.get_running_loop()
+
+        def on_text(piece: str) -> None:
+            if not listening:
+                raise _ListenerLeft
+            loop.call_soon_threadsafe(pieces.put_nowait, piece)
+
+        settings = self._f.settings
+        job: asyncio.Future[Reply] = asyncio.ensure_future(
+            self._f.chat_worker.run(
+                stream_reply,
+                self._f.chat,
+                messages,
+                max_tokens=settings.reply_max_tokens,
+                temperature=settings.temperature,
+                seed=settings.seed,
+                on_text=on_text,
+            )
+        )
+        job.add_done_callback(_close_queue(pieces))
+        try:
+            while (piece := await pieces.get()) is not None:
+                yield piece
+            reply = await job
+        finally:
+            listening = False
+        self._f.usage.record(world.world_id, agent.agent_id, "converse", reply.completion)
+        text = reply.text or "..."
+        if not interview:
+            await self._remember_exchange(
+                world, agent, game_time, speaker_id, speaker_name, utterance, text
+            )
+        yield Line(agent.agent_id, text, reply.end_conversation)
+
+    async def _remember_exchange(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        speaker_id: str,
+        speaker_name: str,
+        heard: str,
+        said: str,
+    ) -> None:
+        """Both lines as dialogue memories, rated once as an exchange; what was heard
+        carries the speaker as its source."""
+        name = agent.persona.name
+        heard_line = f'{speaker_name} said to {name}: "{heard}"'
+        said_line = f'{name} said to {speaker_name}: "{said}"'
+        rating = await self._f.importance(world, agent, Observation(f"{heard_line}\n{said_line}"))
+        lines = [
+            Observation(heard_line, source=Source(SourceKind.HEARD, speaker_id), importance=rating),
+            Observation(
+                said_line, source=Source(SourceKind.SEEN, agent.agent_id), importance=rating
+            ),
+        ]
+        await self._f.remember(world, agent, MemoryKind.DIALOGUE, lines, game_time)
+
+
+def _close_queue(pieces: asyncio.Queue[str | None]) -> Callable[[asyncio.Future[Any]], None]:
+    """A done-callback that ends the piece queue (and retrieves an abandoned job's error)."""
+
+    def close(job: asyncio.Future[Any]) -> None:
+        if not job.cancelled() and job.exception() is not None:
+            log.debug("reply generation ended early: %r", job.exception())
+        pieces.put_nowait(None)
+
+    return close
