@@ -1,5 +1,8 @@
 """Nothing acknowledged is lost: SIGKILL a real server under a write load, restart it,
-and find every acknowledged memory stored and retrievable."""
+and after every restart find every acknowledged memory stored and retrievable, with the
+retrieval index consistent with the store. One cycle ends with SIGTERM instead: it
+drains the calls in flight and exits 0 (and saves an ANN index that later writes make
+stale, which the next restarts must not use)."""
 
 from __future__ import annotations
 
@@ -14,78 +17,118 @@ from npc_brain.v1 import brain_pb2 as pb
 from tests.integration.server_process import ServerProcess
 
 pytestmark = pytest.mark.integration
-CYCLES = 3
+CYCLES = 5  # server lives, each ended by SIGKILL under load, but one
+SIGTERM_CYCLE = 2  # the one ended by SIGTERM instead
 WRITERS = 3
+ACKED_PER_CYCLE = 25  # the kill comes once this many more writes are acknowledged
+EXACT_LIMIT = "100"  # streams beyond 100 memories use the FAISS index: exercise it
 T0 = 1_676_365_200
+CYCLE_SECONDS = 100_000  # each cycle writes in its own game-time window
 
 
-def _write_until_killed(
+def _write_until_stopped(
     server: ServerProcess, writer: int, cycle: int, acked: dict[str, str], lock: threading.Lock
 ) -> None:
     for i in range(10_000):
         text = f"cycle {cycle} writer {writer} saw event number {i}"
+        seconds = T0 + cycle * CYCLE_SECONDS + writer * 10_000 + i
         try:
             reply = server.stub.Perceive(
                 pb.PerceiveRequest(
                     agent_id="isabella",
-                    game_time=Timestamp(seconds=T0 + i),
-                    observations=[pb.Observation(text=text, importance=4)],
+                    game_time=Timestamp(seconds=seconds),
+                    observations=[pb.Observation(text=text, importance=1)],
                 ),
                 timeout=30,
             )
         except grpc.RpcError:
-            return  # the server died; this write was never acknowledged
+            return  # the server died or is draining; this write was never acknowledged
         with lock:
             acked[reply.memory_ids[0]] = text
+
+
+def _stored(server: ServerProcess, **window: Timestamp) -> dict[str, str]:
+    stored: dict[str, str] = {}
+    token = ""
+    while True:
+        page = server.stub.ListMemories(
+            pb.ListMemoriesRequest(agent_id="isabella", page_size=500, page_token=token, **window)
+        )
+        stored.update({m.memory_id: m.description for m in page.memories})
+        if not (token := page.next_page_token):
+            return stored
+
+
+def _check(server: ServerProcess, acked: dict[str, str], cycles_done: int) -> int:
+    """Every acknowledged memory is stored as written and retrievable; retrieval over a
+    cycle's window returns exactly what the store holds there. Returns the lost count."""
+    stored = _stored(server)
+    lost = set(acked) - set(stored)
+    assert all(stored[i] == text for i, text in acked.items() if i in stored)
+    now = Timestamp(seconds=T0 + 10 * CYCLE_SECONDS)
+    for memory_id, text in list(acked.items())[:: max(1, len(acked) // 8)]:
+        top = server.stub.Retrieve(
+            pb.RetrieveRequest(
+                agent_id="isabella",
+                game_time=now,
+                query=text,
+                k=1,
+                weights=pb.Weights(recency=0.0001, importance=0.0001, relevance=1),
+            )
+        )
+        assert top.memories[0].memory.memory_id == memory_id, text
+    for cycle in range(cycles_done):
+        window = {
+            "created_after": Timestamp(seconds=T0 + cycle * CYCLE_SECONDS),
+            "created_before": Timestamp(seconds=T0 + (cycle + 1) * CYCLE_SECONDS),
+        }
+        in_store = _stored(server, **window)
+        assert 0 < len(in_store) <= 100
+        found = server.stub.Retrieve(
+            pb.RetrieveRequest(
+                agent_id="isabella", game_time=now, query="saw event", k=100, **window
+            )
+        )
+        assert {m.memory.memory_id for m in found.memories} == set(in_store), cycle
+    return len(lost)
 
 
 def test_no_acknowledged_memory_is_lost_across_sigkill_restarts(tmp_path: Path) -> None:
     acked: dict[str, str] = {}
     lock = threading.Lock()
+    lost = 0
     for cycle in range(CYCLES):
-        server = ServerProcess(tmp_path / "data")
+        server = ServerProcess(tmp_path / "data", "--exact-retrieval-limit", EXACT_LIMIT)
         server.stub.UpsertAgent(
             pb.UpsertAgentRequest(
                 agent_id="isabella", persona=pb.Persona(name="Isabella Rodriguez")
             )
         )
+        lost += _check(server, acked, cycle)
         before = len(acked)
         writers = [
-            threading.Thread(target=_write_until_killed, args=(server, w, cycle, acked, lock))
+            threading.Thread(target=_write_until_stopped, args=(server, w, cycle, acked, lock))
             for w in range(WRITERS)
         ]
         for thread in writers:
             thread.start()
-        while len(acked) < before + 30:  # kill while writes are in flight
+        while len(acked) < before + ACKED_PER_CYCLE:  # stop while writes are in flight
             threading.Event().wait(0.01)
-        server.kill()
+        if cycle == SIGTERM_CYCLE:
+            assert server.stop() == 0, "SIGTERM drains the calls in flight and exits 0"
+        else:
+            server.kill()
         for thread in writers:
             thread.join(timeout=60)
 
-    server = ServerProcess(tmp_path / "data")
+    server = ServerProcess(tmp_path / "data", "--exact-retrieval-limit", EXACT_LIMIT)
     try:
-        stored: set[str] = set()
-        token = ""
-        while True:
-            page = server.stub.ListMemories(
-                pb.ListMemoriesRequest(agent_id="isabella", page_size=500, page_token=token)
-            )
-            stored.update(m.memory_id for m in page.memories)
-            if not (token := page.next_page_token):
-                break
-        lost = set(acked) - stored
-        print(f"cycles={CYCLES} acknowledged={len(acked)} lost={len(lost)}")
-        assert not lost
-        for memory_id, text in list(acked.items())[:: max(1, len(acked) // 20)]:
-            top = server.stub.Retrieve(
-                pb.RetrieveRequest(
-                    agent_id="isabella",
-                    game_time=Timestamp(seconds=T0 + 20_000),
-                    query=text,
-                    k=1,
-                    weights=pb.Weights(recency=0.0001, importance=0.0001, relevance=1),
-                )
-            )
-            assert top.memories[0].memory.memory_id == memory_id, text
+        lost += _check(server, acked, CYCLES)
+        print(
+            f"cycles={CYCLES} sigkills={CYCLES - 1} sigterms=1 "
+            f"acknowledged={len(acked)} lost={lost}"
+        )
+        assert lost == 0
+        assert len(acked) > int(EXACT_LIMIT), "the stream outgrew exact retrieval"
     finally:
         assert server.stop() == 0
