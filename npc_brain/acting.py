@@ -1,7 +1,9 @@
-"""Act: the current action while it runs, otherwise a new decision by the model.
+"""Act: the current action while it runs, otherwise the next one.
 
-The decision runs as a task on the chat worker; Act waits for it at most max_wait_ms
-and otherwise answers at once with what is known (pending=True).
+With planning on, the next action comes from the day plan and the current hour's
+decomposition (made when first needed); with planning off, from one constrained
+decision. The work runs as a task on the cognition scheduler; Act waits for it at most
+max_wait_ms and otherwise answers at once with what is known (pending=True).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from npc_brain.cognition.act import Decision, decide_action, idle_decision
 from npc_brain.faculties import Faculties
 from npc_brain.memory.records import GameTime
 from npc_brain.persona import AgentRecord
+from npc_brain.planning import Planning
+from npc_brain.scheduler import Priority
 from npc_brain.world import World
 
 log = logging.getLogger(__name__)
@@ -24,6 +28,7 @@ class Acting:
 
     def __init__(self, faculties: Faculties) -> None:
         self._f = faculties
+        self._planning = Planning(faculties)
 
     async def act(
         self, world: World, agent: AgentRecord, game_time: GameTime, max_wait_ms: int
@@ -38,8 +43,10 @@ class Acting:
         task = state.deciding
         if max_wait_ms > 0:
             await asyncio.wait({task}, timeout=max_wait_ms / 1000)
-        if task.done():
+        if task.done() and not task.cancelled():
             return task.result(), False
+        if task.cancelled() and state.action is not None:  # a reaction took over
+            return state.action, False
         if state.action is not None:
             return state.action, True
         places = world.store.places(agent.agent_id)
@@ -49,11 +56,15 @@ class Acting:
         """Decides a new action; a failure is logged and gives the idle action."""
         places = world.store.places(agent.agent_id)
         try:
-            decision = await self._decision(world, agent, game_time, places)
+            if places and agent.planning_enabled:
+                action = await self._planning.action_at(world, agent, game_time, places)
+            else:
+                action = _as_action(
+                    await self._decision(world, agent, game_time, places), game_time
+                )
         except Exception:
             log.exception("deciding an action for %s failed; the agent idles", agent.agent_id)
-            decision = idle_decision(agent.persona, places or [""])
-        action = _as_action(decision, game_time)
+            action = _as_action(idle_decision(agent.persona, places or [""]), game_time)
         world.state(agent.agent_id).action = action
         return action
 
@@ -64,11 +75,15 @@ class Acting:
             return idle_decision(agent.persona, [""])
         persona = agent.persona
         query = f"{persona.name} {persona.currently} plans today".strip()
-        recalled = await self._f.recall(
-            world, agent.agent_id, game_time, query, self._f.settings.context_memories
-        )
-        decision, completion = await self._f.chat_worker.run(
-            decide_action, self._f.chat, persona, game_time, [s.memory for s in recalled], places
+        recalled = await self._f.context(world, agent, game_time, query)
+        decision, completion = await self._f.scheduler.run(
+            Priority.PLANNING,
+            decide_action,
+            self._f.chat,
+            persona,
+            game_time,
+            recalled,
+            places,
         )
         self._f.usage.record(world.world_id, agent.agent_id, "act", completion)
         return decision

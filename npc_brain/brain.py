@@ -26,7 +26,10 @@ from npc_brain.memory.records import (
     ScoredMemory,
 )
 from npc_brain.memory.retrieval import Weights
-from npc_brain.persona import AgentRecord, Persona
+from npc_brain.persona import AgentRecord, Persona, Switches
+from npc_brain.reacting import Reacting
+from npc_brain.reflecting import Reflecting
+from npc_brain.snapshots import SnapshotInfo, Snapshots
 from npc_brain.talking import Talking
 from npc_brain.usage import UsageLedger, UsageSummary
 from npc_brain.world import World, WorldRegistry
@@ -66,6 +69,17 @@ class MemoryPage:
     next_page_token: str
 
 
+def _within_bytes(memories: list[MemoryRecord], budget: int) -> list[MemoryRecord]:
+    """The first memories whose texts fit in `budget` bytes (at least one), so a page of
+    long memories still fits in one message."""
+    for i, m in enumerate(memories):
+        texts = (m.description, m.subject, m.predicate, m.object, m.address, m.source.agent_id)
+        budget -= 64 + 8 * len(m.evidence_ids) + sum(len(t.encode()) for t in texts)
+        if budget < 0 and i > 0:
+            return memories[:i]
+    return memories
+
+
 class Brain:
     """Minds of the agents of every world under one data directory."""
 
@@ -74,34 +88,45 @@ class Brain:
     ) -> None:
         self._worlds = worlds
         self._settings = settings
+        self._limits = validation.Limits.of(settings)
+        self._snapshots = Snapshots(settings.data_dir, worlds)
         self._f = Faculties(chat, embedder, settings)
         self._acting = Acting(self._f)
         self._talking = Talking(self._f)
+        self._reflecting = Reflecting(self._f)
+        self._reacting = Reacting(self._f)
 
     @property
     def usage(self) -> UsageLedger:
         return self._f.usage
 
+    @property
+    def settings(self) -> Settings:
+        """The settings the brain was built with (the servers read their limits here)."""
+        return self._settings
+
     def close(self) -> None:
+        self._reflecting.close()
+        self._reacting.close()
         self._f.close()
         self._worlds.close()
 
     # Agents ----------------------------------------------------------------------
 
     async def upsert_agent(
-        self, world_id: str, agent_id: str, persona: Persona, game_time: GameTime | None
+        self,
+        world_id: str,
+        agent_id: str,
+        persona: Persona,
+        game_time: GameTime | None,
+        switches: Switches | None = None,
     ) -> AgentRecord:
-        world = self._world(world_id)
+        """Creates or replaces an agent's persona; switches not given keep their values."""
         validation.identifier("agent_id", agent_id)
-        validation.text("persona.name", persona.name, limit=200)
-        validation.int_range("persona.age", persona.age, 0, 100000)
-        existing = world.store.get_agent(agent_id)
-        agent = AgentRecord(
-            agent_id,
-            persona,
-            existing.reflection_enabled if existing else True,
-            existing.planning_enabled if existing else True,
-        )
+        validation.persona(persona, self._limits)
+        world = self._world(world_id, create=True)
+        existing = world.store.get_agent(agent_id) or AgentRecord(agent_id, persona)
+        agent = existing.switched(persona, switches or Switches())
         world.store.upsert_agent(agent)
         if persona.home_address:
             world.store.add_places(agent_id, [persona.home_address], game_time or 0.0)
@@ -126,7 +151,7 @@ class Brain:
         at the same address is not stored again: its existing id is returned.
         """
         world, agent = self._agent(world_id, agent_id)
-        validation.observations(observations, visible_addresses)
+        validation.observations(observations, visible_addresses, limits=self._limits)
         return await self._perceive(world, agent, game_time, observations, visible_addresses)
 
     async def _perceive(
@@ -149,6 +174,9 @@ class Brain:
         new = list({(o.text, o.address): o for o in new}.values())  # one per repeated line
         stored = await self._f.remember(world, agent, MemoryKind.OBSERVATION, new, game_time)
         known.update({(m.description, m.address): m.memory_id for m in stored})
+        if stored:
+            self._reflecting.after_new_memories(world, agent, game_time)
+            self._reacting.after_perceive(world, agent, game_time, new)
         return [str(known[(o.text, o.address)]) for o in observations]
 
     async def add_memory(
@@ -161,7 +189,7 @@ class Brain:
     ) -> MemoryRecord:
         """Stores an author-written memory (backstory) as it is, created at game_time."""
         world, agent = self._agent(world_id, agent_id)
-        validation.observations([observation], [], prefix="")
+        validation.observation("observation", observation, self._limits)
         (stored,) = await self._f.remember(world, agent, kind, [observation], game_time)
         return stored
 
@@ -177,26 +205,29 @@ class Brain:
         """A page of the agent's memories, oldest first."""
         world, agent = self._agent(world_id, agent_id)
         validation.int_range("page_size", page_size, 0, MAX_PAGE_SIZE)
-        if page_token and not page_token.isdigit():
-            raise InvalidArgument("page_token", "is not a token this server returned")
+        validation.items("kinds", kinds, self._limits.items)
+        after_id = 0
+        if page_token:
+            after_id = validation.number_id("page_token", page_token, "a token this server gave")
         size = page_size or DEFAULT_PAGE_SIZE
         rows = world.store.list_memories(
             agent.agent_id,
-            after_id=int(page_token or 0),
+            after_id=after_id,
             limit=size + 1,
             kinds=kinds,
             created_after=created.after,
             created_before=created.before,
         )
         more = len(rows) > size
-        return MemoryPage(rows[:size], str(rows[size - 1].memory_id) if more else "")
+        page = _within_bytes(rows[:size], self._settings.max_message_bytes // 2)
+        more = more or len(page) < min(size, len(rows))
+        return MemoryPage(page, str(page[-1].memory_id) if more else "")
 
     async def forget_memory(self, world_id: str, agent_id: str, memory_id: str) -> None:
         """Deletes a memory from the store and the index, durably."""
         world, agent = self._agent(world_id, agent_id)
-        if not memory_id.isdigit():
-            raise InvalidArgument("memory_id", "is not a memory id")
-        if not world.forget(agent.agent_id, int(memory_id)):
+        number = validation.number_id("memory_id", memory_id, "a memory id")
+        if not world.forget(agent.agent_id, number):
             raise NotFound(f"agent {agent.agent_id!r} has no memory {memory_id}")
 
     async def retrieve(
@@ -212,8 +243,9 @@ class Brain:
     ) -> list[ScoredMemory]:
         """The k best memories for the query now; marks them accessed at game_time."""
         world, agent = self._agent(world_id, agent_id)
-        validation.text("query", query)
+        validation.text("query", query, limit=self._limits.text)
         validation.int_range("k", k, 0, 100)
+        validation.items("kinds", kinds, self._limits.items)
         for name in ("recency", "importance", "relevance"):
             if weights is not None:
                 validation.number_range(f"weights.{name}", getattr(weights, name), 0, 100)
@@ -250,11 +282,17 @@ class Brain:
         """Perceive then act for many agents; checks every agent before changing any."""
         world = self._world(world_id)
         validation.int_range("max_wait_ms", max_wait_ms, 0, self._settings.max_wait_ms)
+        validation.items("agents", agents, self._limits.items)
+        observed = sum(len(item.observations) for item in agents)
+        if observed > self._limits.items:
+            raise InvalidArgument(
+                "agents", f"carry {observed} observations; at most {self._limits.items} a Tick"
+            )
         checked = []
         for i, item in enumerate(agents):
             prefix = f"agents[{i}]."
             checked.append(self._agent(world.world_id, item.agent_id, prefix)[1])
-            validation.observations(item.observations, item.visible_addresses, prefix)
+            validation.observations(item.observations, item.visible_addresses, prefix, self._limits)
 
         async def one(item: AgentTick, agent: AgentRecord) -> TickResult:
             ids = await self._perceive(
@@ -277,26 +315,56 @@ class Brain:
         """Yields the reply's text pieces as they are generated, then the final Line."""
         world, agent = self._agent(world_id, agent_id)
         validation.identifier("speaker_id", speaker_id)
-        validation.text("utterance", utterance)
+        if speaker_id == agent.agent_id:  # a line "heard" from oneself would pass as one's own
+            raise InvalidArgument("speaker_id", "must differ from agent_id")
+        validation.text("utterance", utterance, limit=self._limits.text)
         self._f.usage.saw(world.world_id, agent_id, game_time)
         async for event in self._talking.converse(
             world, agent, game_time, speaker_id, utterance, interview
         ):
             yield event
+        if not interview:
+            self._reflecting.after_new_memories(world, agent, game_time)
+
+    async def reflect(
+        self, world_id: str, agent_id: str, game_time: GameTime
+    ) -> list[MemoryRecord]:
+        """Reflects now, whatever the trigger says; returns the insights stored."""
+        world, agent = self._agent(world_id, agent_id)
+        return await self._reflecting.reflect(world, agent, game_time)
 
     # Stats -----------------------------------------------------------------------
 
     async def stats(self, world_id: str, agent_id: str = "") -> UsageSummary:
-        world = self._world(world_id)
+        world_id = validation.world_id(world_id)
         if agent_id:
-            self._agent(world.world_id, agent_id)
-        return self._f.usage.summary(world.world_id, agent_id)
+            self._agent(world_id, agent_id)
+        return self._f.usage.summary(world_id, agent_id)
+
+    # Save slots ------------------------------------------------------------------
+
+    async def save_world(self, world_id: str, label: str = "") -> SnapshotInfo:
+        """Snapshots the world into a new save slot, consistently, while it keeps serving."""
+        validation.text("label", label, required=False, limit=self._limits.short_text)
+        return await self._snapshots.save(self._world(world_id), label)
+
+    async def load_world(self, world_id: str, snapshot_id: str) -> None:
+        """Restores every agent's mind in the world to what the snapshot holds."""
+        world_id = validation.world_id(world_id)
+        await self._snapshots.load(world_id, validation.identifier("snapshot_id", snapshot_id))
+
+    async def list_snapshots(self, world_id: str) -> list[SnapshotInfo]:
+        """The world's save slots, oldest first."""
+        return await self._snapshots.of_world(validation.world_id(world_id))
 
     # Helpers ---------------------------------------------------------------------
 
-    def _world(self, world_id: str) -> World:
-        return self._worlds.get(validation.world_id(world_id))
+    def _world(self, world_id: str, *, create: bool = False) -> World:
+        """An open world; NOT_FOUND unless it exists or `create` (only writes create one)."""
+        return self._worlds.get(validation.world_id(world_id), create=create)
 
     def _agent(self, world_id: str, agent_id: str, prefix: str = "") -> tuple[World, AgentRecord]:
+        world_id = validation.world_id(world_id)
+        agent_id = validation.identifier(prefix + "agent_id", agent_id)
         world = self._world(world_id)
-        return world, world.agent(validation.identifier(prefix + "agent_id", agent_id))
+        return world, world.agent(agent_id)

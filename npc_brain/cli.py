@@ -21,6 +21,17 @@ def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
     for field in describe_fields():
         low, high = field.metadata["low"], field.metadata["high"]
         bounds = f" [{low}..{high}]" if low is not None else ""
+        if isinstance(field.default, bool):  # a switch: `--insecure` alone turns it on
+            parser.add_argument(
+                "--" + field.name.replace("_", "-"),
+                dest=field.name,
+                default=None,
+                action="store_const",
+                const=True,
+                help=f"{field.metadata['help']} (default: off; "
+                f"env {ENV_PREFIX}{field.name.upper()}=1)",
+            )
+            continue
         parser.add_argument(
             "--" + field.name.replace("_", "-"),
             dest=field.name,

@@ -15,15 +15,29 @@ from pathlib import Path
 from typing import Any
 
 from npc_brain.errors import InvalidArgument
+from npc_brain.importance.blend import DEFAULT_ANCHOR_WEIGHT
+from npc_brain.importance.knn import DEFAULT_K, DEFAULT_TEMPERATURE
+from npc_brain.importance.selection import check_estimator, parse_overrides
 
 REPO_MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_CHAT_MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_EMBED_MODEL = "all-MiniLM-L6-v2.f16.gguf"
 ENV_PREFIX = "NPC_BRAIN_"
+_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True}
+_BOOLEANS |= {"0": False, "false": False, "no": False, "off": False, "": False}
 
 
-def _setting(default: Any, help: str, low: float | None = None, high: float | None = None) -> Any:
-    return field(default=default, metadata={"help": help, "low": low, "high": high})
+def _setting(
+    default: Any,
+    help: str,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    secret: bool = False,
+) -> Any:
+    """A settings field; a `secret` one is left out of the settings' repr (and logs)."""
+    metadata = {"help": help, "low": low, "high": high}
+    return field(default=default, repr=not secret, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -47,7 +61,14 @@ class Settings:
         "", f"embedding GGUF path; empty means {DEFAULT_EMBED_MODEL} in models_dir"
     )
     chat_context: int = _setting(2048, "chat model context window in tokens", 512, 131072)
-    threads: int = _setting(0, "CPU threads for the models; 0 means all cores", 0, 256)
+    threads: int = _setting(0, "CPU threads for the chat model; 0 means all cores", 0, 256)
+    embed_threads: int = _setting(
+        1,
+        "CPU threads for the embedder (one keeps Perceive quick while the chat model "
+        "works); 0 means all cores",
+        0,
+        256,
+    )
     seed: int = _setting(1234, "sampling seed: same seed and inputs, same answers", 0, 2**31 - 1)
     temperature: float = _setting(0.7, "sampling temperature for free text (replies)", 0.0, 2.0)
     reply_max_tokens: int = _setting(120, "longest streamed reply, in tokens", 8, 2048)
@@ -64,6 +85,22 @@ class Settings:
     retrieve_k: int = _setting(10, "memories Retrieve returns when the request says k=0", 1, 100)
     context_memories: int = _setting(6, "memories retrieved into an Act or Converse prompt", 1, 50)
     max_wait_ms: int = _setting(60000, "cap on a request's max_wait_ms", 0, 600000)
+    reflection_threshold: float = _setting(
+        150.0,
+        "an agent reflects when the importance summed since its last reflection passes "
+        "this (paper: 150)",
+        1.0,
+        100000.0,
+    )
+    conversation_cooldown_minutes: int = _setting(
+        120, "game minutes before the same two agents may talk again", 0, 100000
+    )
+    max_conversation_turns: int = _setting(
+        6, "lines in one conversation between agents at most", 2, 40
+    )
+    cognition_queue: int = _setting(
+        256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000
+    )
     perception_retention: int = _setting(
         5,
         "an observation equal to one of the latest N at its address is not stored again",
@@ -76,6 +113,70 @@ class Settings:
         100,
         10_000_000,
     )
+    # Importance (README "Importance").
+    importance_estimator: str = _setting(
+        "anchors",
+        "how importance 1..10 is estimated: anchors (nearest rated sentences, no model call), "
+        "model (the chat model, one call per memory) or blend (both)",
+    )
+    importance_estimator_overrides: str = _setting(
+        "",
+        "estimator per world or agent, comma-separated world=NAME or world/agent=NAME "
+        "(e.g. dungeon=model,default/isabella=blend)",
+    )
+    importance_anchors: str = _setting(
+        "", "a game's own rated anchors (TSV rating<TAB>text, or JSON) added to the shipped ones"
+    )
+    importance_neighbours: int = _setting(
+        DEFAULT_K, "nearest anchors whose ratings make an anchor estimate", 1, 1000
+    )
+    importance_temperature: float = _setting(
+        DEFAULT_TEMPERATURE, "softmax temperature over the neighbours' cosines", 0.001, 10.0
+    )
+    importance_blend_weight: float = _setting(
+        DEFAULT_ANCHOR_WEIGHT, "share of the anchor estimate in the blend estimator", 0.0, 1.0
+    )
+    # Security and limits (README "Security").
+    token: str = _setting(
+        "",
+        "shared secret every call must carry as 'authorization: Bearer <token>' (gRPC "
+        "metadata or HTTP header); prefer the environment variable to the flag; empty: none",
+        secret=True,
+    )
+    insecure: bool = _setting(
+        False, "allow serving a non-loopback host without a token (anyone who reaches it)"
+    )
+    tls_cert: str = _setting("", "PEM certificate (chain) file; with tls_key both doors use TLS")
+    tls_key: str = _setting("", "PEM private key file of tls_cert")
+    max_message_bytes: int = _setting(
+        4 * 1024 * 1024, "largest request or answer, gRPC message or HTTP body", 1024, 2**28
+    )
+    max_concurrent_rpcs: int = _setting(
+        256, "calls each door serves at once; more are refused (RESOURCE_EXHAUSTED)", 1, 100000
+    )
+    http_max_connections: int = _setting(
+        256, "open HTTP/JSON connections; more are refused (429)", 1, 100000
+    )
+    max_text_chars: int = _setting(
+        4000, "longest observation text, query, utterance or persona trait", 1, 1_000_000
+    )
+    max_short_text_chars: int = _setting(
+        500,
+        "longest name, address, subject/predicate/object, label or daily requirement",
+        1,
+        100_000,
+    )
+    max_items: int = _setting(
+        256,
+        "most items in a request's list (observations of a whole Tick, visible addresses, "
+        "Tick agents, kinds, daily requirements)",
+        1,
+        100_000,
+    )
+
+    def __post_init__(self) -> None:
+        check_estimator(self.importance_estimator)
+        parse_overrides(self.importance_estimator_overrides)
 
     def chat_model_path(self) -> Path:
         return Path(self.chat_model) if self.chat_model else self.models_dir / DEFAULT_CHAT_MODEL
@@ -119,10 +220,10 @@ def _coerce(name: str, value: Any) -> Any:
     kind: Any = type(f.default)
     try:
         if kind is bool:
-            coerced: Any = value if isinstance(value, bool) else str(value).lower() in {"1", "true"}
+            coerced: Any = value if isinstance(value, bool) else _BOOLEANS[str(value).lower()]
         else:
             coerced = kind(value)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, KeyError) as exc:
         raise InvalidArgument(name, f"expected {kind.__name__}, got {value!r}") from exc
     low, high = f.metadata["low"], f.metadata["high"]
     if (low is not None and coerced < low) or (high is not None and coerced > high):

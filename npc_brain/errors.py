@@ -5,7 +5,9 @@
     ├── NotFound             unknown agent or memory
     ├── FailedPrecondition   the world or the server is not in a state to do it
     ├── Unimplemented        the feature belongs to an issue that has not landed
-    └── ResourceExhausted    a queue or limit is full; retry later
+    ├── ResourceExhausted    a queue or limit is full; retry later (carries a hint)
+    ├── Unauthenticated      the call lacks the server's token
+    └── DeadlineExceeded     the work could not start or finish in the time allowed
 
 No module here imports grpc.
 """
@@ -36,4 +38,18 @@ class Unimplemented(NpcBrainError):
 
 
 class ResourceExhausted(NpcBrainError):
-    """A bounded queue or limit is full."""
+    """A bounded queue or limit is full; `retry_after_s` is a hint for when to try again
+    (the transport sends it as gRPC trailing metadata `retry-after-ms` and as HTTP's
+    `Retry-After`)."""
+
+    def __init__(self, message: str, retry_after_s: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class Unauthenticated(NpcBrainError):
+    """The call carries no token, or the wrong one."""
+
+
+class DeadlineExceeded(NpcBrainError):
+    """The work could not start or finish within its deadline."""

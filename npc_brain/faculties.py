@@ -1,16 +1,19 @@
-"""What every part of a mind uses: the models on their workers, recall, importance,
-and remembering. Nothing here validates requests; the Brain facade does that first."""
+"""What every part of a mind uses: the chat model behind the cognition scheduler, the
+embedder on its worker, recall, importance and remembering. Nothing here validates
+requests; the Brain facade does that first."""
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from npc_brain.cognition.importance import rate_importance
 from npc_brain.config import Settings
+from npc_brain.importance.base import Estimate
+from npc_brain.importance.registry import Estimators
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.memory.records import (
     GameTime,
@@ -23,10 +26,12 @@ from npc_brain.memory.records import (
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
 from npc_brain.persona import AgentRecord
+from npc_brain.scheduler import Priority, Scheduler
 from npc_brain.usage import UsageLedger
 from npc_brain.worker import ModelWorker
 from npc_brain.world import World
 
+log = logging.getLogger(__name__)
 RATING_CACHE_SIZE = 4096
 
 
@@ -37,33 +42,57 @@ class Faculties:
         self.chat = chat
         self.embedder = embedder
         self.settings = settings
-        self.chat_worker = ModelWorker("chat")
+        self.scheduler = Scheduler("cognition", settings.cognition_queue)
         self.embed_worker = ModelWorker("embed")
         self.usage = UsageLedger()
-        self._ratings: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self.importance_estimators = Estimators(settings, chat, embedder)
+        # (estimator, agent name, text) -> estimate, with the anchors that decided it
+        self._ratings: OrderedDict[tuple[str, str, str], Estimate] = OrderedDict()
 
     def close(self) -> None:
-        self.chat_worker.shutdown()
+        self.scheduler.close()
         self.embed_worker.shutdown()
 
     async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         return await self.embed_worker.run(self.embedder.embed, list(texts))
 
-    async def importance(self, world: World, agent: AgentRecord, o: Observation) -> float:
-        """The observation's override, a cached rating of the same text, or a new rating."""
+    async def importance(
+        self,
+        world: World,
+        agent: AgentRecord,
+        o: Observation,
+        *,
+        vector: NDArray[np.float32] | None = None,
+    ) -> float:
+        """The observation's override, a cached estimate of the same text, or a new one by
+        the agent's estimator (`vector`: the text's embedding, when the caller has it)."""
         if o.importance is not None:
             return float(o.importance)
-        key = (agent.persona.name, o.text)
-        if key in self._ratings:
+        estimator = self.importance_estimators.for_agent(world.world_id, agent.agent_id)
+        key = (estimator.name, agent.persona.name, o.text)
+        if (cached := self._ratings.get(key)) is not None:
             self._ratings.move_to_end(key)
-            return self._ratings[key]
-        rating = await self.chat_worker.run(rate_importance, self.chat, agent.persona.name, o.text)
-        if rating.completion is not None:
-            self.usage.record(world.world_id, agent.agent_id, "importance", rating.completion)
-        self._ratings[key] = rating.value
+            return cached.value
+        args = ([o.text], None if vector is None else vector.reshape(1, -1), agent.persona.name)
+        if estimator.uses_chat:
+            (estimate,) = await self.scheduler.run(Priority.IMPORTANCE, estimator.estimate, *args)
+        else:  # the anchors: numpy, plus the embedder once for the anchors themselves
+            (estimate,) = await self.embed_worker.run(estimator.estimate, *args)
+        if estimate.completion is not None:
+            self.usage.record(world.world_id, agent.agent_id, "importance", estimate.completion)
+        log.debug("importance of %r for %s: %s", o.text, agent.agent_id, estimate.explain())
+        self._ratings[key] = estimate
         if len(self._ratings) > RATING_CACHE_SIZE:
             self._ratings.popitem(last=False)
-        return rating.value
+        return estimate.value
+
+    def importance_explanation(
+        self, world: World, agent: AgentRecord, text: str
+    ) -> Estimate | None:
+        """The latest estimate of `text` for the agent (with the anchors that decided it),
+        while it is in the rating cache; None for overrides and texts not rated lately."""
+        estimator = self.importance_estimators.for_agent(world.world_id, agent.agent_id)
+        return self._ratings.get((estimator.name, agent.persona.name, text))
 
     async def remember(
         self,
@@ -80,7 +109,7 @@ class Faculties:
                 kind=kind,
                 description=o.text,
                 created=game_time,
-                importance=await self.importance(world, agent, o),
+                importance=await self.importance(world, agent, o, vector=vector),
                 subject=o.subject,
                 predicate=o.predicate,
                 object=o.object,
@@ -88,7 +117,7 @@ class Faculties:
                 source=o.source,
                 expires=o.expires,
             )
-            for o in observations
+            for o, vector in zip(observations, vectors, strict=True)
         ]
         return world.remember(agent.agent_id, memories, vectors)
 
@@ -124,6 +153,17 @@ class Faculties:
             ScoredMemory(memory, s.score, s.recency, s.importance, s.relevance)
             for memory, s in zip(touched, found, strict=True)
         ]
+
+    async def context(
+        self, world: World, agent: AgentRecord, game_time: GameTime, text: str
+    ) -> list[MemoryRecord]:
+        """The memories a prompt about `text` gets: none when the agent's memory is off."""
+        if not agent.memory_enabled:
+            return []
+        found = await self.recall(
+            world, agent.agent_id, game_time, text, self.settings.context_memories
+        )
+        return [s.memory for s in found]
 
     def weights(self, given: Weights | None) -> Weights:
         """The request's weights, each zero replaced by the configured default."""

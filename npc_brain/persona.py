@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,15 @@ class Persona:
 
 
 @dataclass(frozen=True)
+class Switches:
+    """Ablation switches in a request; None leaves a switch as it is (new agents: on)."""
+
+    reflection: bool | None = None
+    planning: bool | None = None
+    memory: bool | None = None
+
+
+@dataclass(frozen=True)
 class AgentRecord:
     """A stored agent: persona plus the paper's ablation switches."""
 
@@ -45,4 +54,18 @@ class AgentRecord:
     persona: Persona
     reflection_enabled: bool = True
     planning_enabled: bool = True
-    extra: dict[str, str] = field(default_factory=dict)
+    memory_enabled: bool = True  # off: prompts get no memories (the paper's condition)
+
+    def switched(self, persona: Persona, switches: Switches) -> AgentRecord:
+        """This agent with a new persona and the switches the request sets."""
+        return AgentRecord(
+            self.agent_id,
+            persona,
+            _pick(switches.reflection, self.reflection_enabled),
+            _pick(switches.planning, self.planning_enabled),
+            _pick(switches.memory, self.memory_enabled),
+        )
+
+
+def _pick(requested: bool | None, current: bool) -> bool:
+    return current if requested is None else requested

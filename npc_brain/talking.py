@@ -12,6 +12,7 @@ from npc_brain.cognition.converse import Reply, reply_messages, stream_reply
 from npc_brain.faculties import Faculties
 from npc_brain.memory.records import GameTime, MemoryKind, Observation, Source, SourceKind
 from npc_brain.persona import AgentRecord
+from npc_brain.scheduler import Priority
 from npc_brain.world import World
 
 log = logging.getLogger(__name__)
@@ -39,12 +40,8 @@ class Talking:
         """Yields the reply's text pieces as they are generated, then the final Line."""
         speaker = world.store.get_agent(speaker_id)
         speaker_name = speaker.persona.name if speaker else speaker_id
-        recalled = await self._f.recall(
-            world, agent.agent_id, game_time, utterance, self._f.settings.context_memories
-        )
-        messages = reply_messages(
-            agent.persona, game_time, [s.memory for s in recalled], speaker_name, utterance
-        )
+        recalled = await self._f.context(world, agent, game_time, utterance)
+        messages = reply_messages(agent.persona, game_time, recalled, speaker_name, utterance)
         pieces: asyncio.Queue[str | None] = asyncio.Queue()
         listening = True
         loop = asyncio.get_running_loop()
@@ -56,7 +53,8 @@ class Talking:
 
         settings = self._f.settings
         job: asyncio.Future[Reply] = asyncio.ensure_future(
-            self._f.chat_worker.run(
+            self._f.scheduler.run(
+                Priority.PLAYER_DIALOGUE,
                 stream_reply,
                 self._f.chat,
                 messages,

@@ -18,6 +18,7 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls_by_kind: Counter[str] = field(default_factory=Counter)
+    calls_by_hour: Counter[int] = field(default_factory=Counter)  # game hour start -> calls
     first_game_time: GameTime | None = None
     last_game_time: GameTime | None = None
 
@@ -32,6 +33,7 @@ class Usage:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.calls_by_kind.update(other.calls_by_kind)
+        self.calls_by_hour.update(other.calls_by_hour)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class UsageSummary:
     completion_tokens: int
     calls_by_kind: dict[str, int]
     game_hours: float
+    calls_by_game_hour: dict[int, int]
 
 
 class UsageLedger:
@@ -62,13 +65,25 @@ class UsageLedger:
             if usage.last_game_time is None or game_time > usage.last_game_time:
                 usage.last_game_time = game_time
 
-    def record(self, world_id: str, agent_id: str, kind: str, completion: Completion) -> None:
+    def record(
+        self,
+        world_id: str,
+        agent_id: str,
+        kind: str,
+        completion: Completion,
+        game_time: GameTime | None = None,
+    ) -> None:
+        """Counts one model call, in the game hour of game_time (default: the agent's
+        latest game time seen)."""
         with self._lock:
             usage = self._usage(world_id, agent_id)
             usage.model_calls += 1
             usage.prompt_tokens += completion.prompt_tokens
             usage.completion_tokens += completion.completion_tokens
             usage.calls_by_kind[kind] += 1
+            when = usage.last_game_time if game_time is None else game_time
+            if when is not None:
+                usage.calls_by_hour[int(when // SECONDS_PER_HOUR * SECONDS_PER_HOUR)] += 1
 
     def summary(self, world_id: str, agent_id: str = "") -> UsageSummary:
         """One agent's usage, or the whole world's when agent_id is empty."""
@@ -85,4 +100,5 @@ class UsageLedger:
             total.completion_tokens,
             dict(total.calls_by_kind),
             hours,
+            dict(total.calls_by_hour),
         )

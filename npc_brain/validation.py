@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from npc_brain.errors import InvalidArgument
 from npc_brain.memory.records import Observation
+from npc_brain.persona import Persona
+
+if TYPE_CHECKING:
+    from npc_brain.config import Settings
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,63}")
+NUMBER_ID = re.compile(r"[0-9]{1,18}")  # memory ids and page tokens: fit SQLite's int64
 MAX_TEXT = 4000
 MAX_SHORT_TEXT = 500
+MAX_ITEMS = 256
 DEFAULT_WORLD = "default"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on request values: long texts, short texts, and items in one list."""
+
+    text: int = MAX_TEXT
+    short_text: int = MAX_SHORT_TEXT
+    items: int = MAX_ITEMS
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        """The limits the settings name (max_text_chars, max_short_text_chars, max_items)."""
+        return cls(settings.max_text_chars, settings.max_short_text_chars, settings.max_items)
+
+
+DEFAULT_LIMITS = Limits()
 
 
 def world_id(value: str) -> str:
@@ -30,13 +56,59 @@ def identifier(field: str, value: str) -> str:
 
 
 def text(field: str, value: str, *, required: bool = True, limit: int = MAX_TEXT) -> str:
-    if required and not value.strip():
-        raise InvalidArgument(field, "is required")
+    """Text of at most `limit` characters, valid Unicode, without NUL."""
     if len(value) > limit:
         raise InvalidArgument(field, f"is longer than {limit} characters")
+    if required and not value.strip():
+        raise InvalidArgument(field, "is required")
     if "\x00" in value:
         raise InvalidArgument(field, "contains a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate, e.g. from a JSON "\ud800" escape
+        raise InvalidArgument(field, "is not valid UTF-8 text") from None
     return value
+
+
+def optional_identifier(field: str, value: str) -> str:
+    """An identifier, or empty."""
+    return identifier(field, value) if value else value
+
+
+def number_id(field: str, value: str, what: str) -> int:
+    """A decimal id this server handed out (a memory id, a page token)."""
+    if not NUMBER_ID.fullmatch(value):
+        raise InvalidArgument(field, f"is not {what}")
+    return int(value)
+
+
+def items(field: str, values: Sequence[object], limit: int) -> None:
+    """At most `limit` items in one list."""
+    if len(values) > limit:
+        raise InvalidArgument(field, f"has {len(values)} items; at most {limit} are allowed")
+
+
+def observation(field: str, o: Observation, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Checks one observation; `field` names it (e.g. "observations[2]")."""
+    text(f"{field}.text", o.text, limit=limits.text)
+    for name in ("subject", "predicate", "object", "address"):
+        text(f"{field}.{name}", getattr(o, name), required=False, limit=limits.short_text)
+    if o.importance is not None:
+        number_range(f"{field}.importance", o.importance, 1, 10)
+    if o.source.agent_id:
+        identifier(f"{field}.source.agent_id", o.source.agent_id)
+
+
+def persona(p: Persona, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Checks every field of a persona."""
+    text("persona.name", p.name, limit=limits.short_text)
+    int_range("persona.age", p.age, 0, 100000)
+    for name in ("innate", "learned", "currently", "lifestyle"):
+        text(f"persona.{name}", getattr(p, name), required=False, limit=limits.text)
+    text("persona.home_address", p.home_address, required=False, limit=limits.short_text)
+    items("persona.daily_requirements", p.daily_requirements, limits.items)
+    for i, requirement in enumerate(p.daily_requirements):
+        text(f"persona.daily_requirements[{i}]", requirement, limit=limits.short_text)
 
 
 def int_range(field: str, value: int, low: int, high: int) -> int:
@@ -46,21 +118,22 @@ def int_range(field: str, value: int, low: int, high: int) -> int:
 
 
 def number_range(field: str, value: float, low: float, high: float) -> float:
-    if not low <= value <= high:
+    """A finite number in [low, high] (NaN and infinities are refused)."""
+    if math.isnan(value) or not low <= value <= high:
         raise InvalidArgument(field, f"must be between {low:g} and {high:g}, got {value:g}")
     return value
 
 
-def observations(items: Sequence[Observation], visible: Sequence[str], prefix: str = "") -> None:
+def observations(
+    observed: Sequence[Observation],
+    visible: Sequence[str],
+    prefix: str = "",
+    limits: Limits = DEFAULT_LIMITS,
+) -> None:
     """Checks observations and visible addresses; fields are named with `prefix`."""
-    for i, o in enumerate(items):
-        field = f"{prefix}observations[{i}]"
-        text(f"{field}.text", o.text)
-        for name in ("subject", "predicate", "object", "address"):
-            text(f"{field}.{name}", getattr(o, name), required=False, limit=MAX_SHORT_TEXT)
-        if o.importance is not None:
-            number_range(f"{field}.importance", o.importance, 1, 10)
-        if o.source.agent_id:
-            identifier(f"{field}.source.agent_id", o.source.agent_id)
+    items(f"{prefix}observations", observed, limits.items)
+    items(f"{prefix}visible_addresses", visible, limits.items)
+    for i, o in enumerate(observed):
+        observation(f"{prefix}observations[{i}]", o, limits)
     for i, address in enumerate(visible):
-        text(f"{prefix}visible_addresses[{i}]", address, limit=MAX_SHORT_TEXT)
+        text(f"{prefix}visible_addresses[{i}]", address, limit=limits.short_text)

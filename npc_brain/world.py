@@ -12,7 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.action import Action
-from npc_brain.errors import NotFound
+from npc_brain.cognition.plan import DayPlan, Step
+from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.memory.ann import AnnIndex
 from npc_brain.memory.records import MemoryRecord, NewMemory
 from npc_brain.memory.store import WorldStore
@@ -28,6 +29,9 @@ class AgentState:
 
     action: Action | None = None
     deciding: asyncio.Task[Action] | None = None
+    plan: DayPlan | None = None  # today's plan (planning on)
+    plan_day: float | None = None  # game time of the midnight that starts the plan's day
+    hours: dict[float, list[Step]] = field(default_factory=dict)  # hour start -> its steps
 
 
 @dataclass
@@ -135,10 +139,24 @@ class WorldRegistry:
         self._exact_limit = exact_limit
         self._worlds: dict[str, World] = {}
 
-    def get(self, world_id: str) -> World:
+    @property
+    def embedding_model(self) -> tuple[str, int]:
+        """The embedding model's id and dimension, which every world must share."""
+        return self._embed_model_id, self._dimension
+
+    def get(self, world_id: str, *, create: bool = True) -> World:
+        """The open world; opened (or, with `create`, made) on first use.
+
+        NOT_FOUND when it does not exist and `create` is off. Each world is its own
+        store file, so nothing in one world is reachable through another's id.
+        """
         world = self._worlds.get(world_id)
         if world is None:
-            store = WorldStore(self._dir / f"{world_id}.sqlite3")
+            self.check_name(world_id)
+            path = self._dir / f"{world_id}.sqlite3"
+            if not create and not path.exists():
+                raise NotFound(f"world {world_id!r} does not exist (UpsertAgent creates it)")
+            store = WorldStore(path)
             try:
                 store.bind_embedding_model(self._embed_model_id, self._dimension)
             except Exception:
@@ -153,6 +171,27 @@ class WorldRegistry:
             )
             self._worlds[world_id] = world
         return world
+
+    def reopen(self, world_id: str) -> World:
+        """Opens the world's store afresh, dropping all in-RAM state of its agents.
+
+        The old World is not closed: calls still running hold it (its store is fenced
+        by whoever replaced the file) and it goes when they finish.
+        """
+        self._worlds.pop(world_id, None)
+        return self.get(world_id)
+
+    def check_name(self, world_id: str) -> None:
+        """Refuses an id that differs only in case from a world on disk: on Windows and
+        macOS both would be one file, so one world could be read through the other."""
+        if not self._dir.is_dir():
+            return
+        folded = world_id.casefold()
+        for path in self._dir.glob("*.sqlite3"):
+            if path.stem != world_id and path.stem.casefold() == folded:
+                raise InvalidArgument(
+                    "world_id", f"differs only in case from the existing world {path.stem!r}"
+                )
 
     def close(self) -> None:
         for world in self._worlds.values():

@@ -72,11 +72,16 @@ def make_brain(
     **settings: object,
 ) -> Brain:
     embedder = embedder or HashingEmbedder()
+    # Fakes script the chat model's ratings ({"rating": 9}), so importance asks the model
+    # here unless a test picks another estimator (the server's default is the anchors).
+    settings.setdefault("importance_estimator", "model")
     config = Settings(data_dir=tmp_path / "data", **settings)  # type: ignore[arg-type]
     return Brain(
         chat=chat or ScriptedChat(default={"rating": 3}),
         embedder=embedder,
-        worlds=WorldRegistry(config.data_dir, embedder.model_id, embedder.dimension),
+        worlds=WorldRegistry(
+            config.data_dir, embedder.model_id, embedder.dimension, config.exact_retrieval_limit
+        ),
         settings=config,
     )
 

@@ -14,6 +14,12 @@ def clock(game_time: GameTime) -> str:
     return f"{moment:%A %B} {moment.day}, {moment.year}, {moment:%H:%M}"
 
 
+def day(game_time: GameTime) -> str:
+    """The game day as the prompts say it: 'Tuesday February 14, 2023'."""
+    moment = datetime.fromtimestamp(game_time, UTC)
+    return f"{moment:%A %B} {moment.day}, {moment.year}"
+
+
 def bullet_memories(memories: Sequence[MemoryRecord]) -> str:
     """Memories as a bullet list, or a line saying there are none."""
     if not memories:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import llama_cpp
 import numpy as np
 from llama_cpp import Llama, llama_chat_format
 from llama_cpp.llama_grammar import LlamaGrammar
@@ -22,6 +23,7 @@ from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
 from npc_brain.llm.base import Completion, Message, TokenSink, normalise_rows
+from npc_brain.llm.markup import Defuser
 
 # Used when a GGUF carries no chat template of its own.
 CHATML_TEMPLATE = (
@@ -64,6 +66,7 @@ class LlamaChat:
             verbose=False,
         )
         self._template = _chat_template(self._llama)
+        self._defuse = Defuser(_special_texts(self._llama))  # data never becomes a role tag
 
     def complete(
         self,
@@ -79,7 +82,7 @@ class LlamaChat:
         with self._lock:
             llama: Any = self._llama  # its TypedDicts do not fit streamed chunks
             chunks = llama.create_chat_completion(
-                messages=[_as_dict(m) for m in messages],
+                messages=[_as_dict(m, self._defuse) for m in messages],
                 max_tokens=max_tokens,
                 temperature=temperature,
                 seed=self._seed if seed is None else seed,
@@ -115,7 +118,7 @@ class LlamaChat:
         _check_no_prefixes(options, encoded)
         with self._lock:
             template: Any = self._template
-            rendered = template(messages=[_as_dict(m) for m in messages]).prompt
+            rendered = template(messages=[_as_dict(m, self._defuse) for m in messages]).prompt
             prompt = self._llama.tokenize((rendered + answer_prefix).encode(), special=True)
             probabilities = [1.0] * len(options)
             evaluations = 0
@@ -150,8 +153,21 @@ class LlamaChat:
         return np.ctypeslib.as_array(row, shape=(llama.n_vocab(),)).copy()
 
 
-def _as_dict(message: Message) -> dict[str, str]:
-    return {"role": message.role, "content": message.content}
+def _as_dict(message: Message, defuse: Defuser) -> dict[str, str]:
+    return {"role": message.role, "content": defuse(message.content)}
+
+
+def _special_texts(llama: Llama) -> list[str]:
+    """The texts the tokenizer turns into control tokens (e.g. "<|im_start|>")."""
+    model: Any = llama._model  # noqa: SLF001 - the vocabulary is only exposed here
+    markup = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+    texts = []
+    for token in range(llama.n_vocab()):
+        if llama_cpp.llama_vocab_get_attr(model.vocab, token) & markup:
+            text = model.token_get_text(token)
+            if text.strip() and not text[0].isalnum():  # user-defined words stay words
+                texts.append(text)
+    return texts
 
 
 def _chat_template(llama: Llama) -> llama_chat_format.Jinja2ChatFormatter:

@@ -62,7 +62,13 @@ def m002_expiry_and_memory_versions(db: sqlite3.Connection) -> None:
     )
 
 
+def m003_memory_switch(db: sqlite3.Connection) -> None:
+    """The third ablation switch of the paper's conditions: memory off."""
+    db.execute("ALTER TABLE agents ADD COLUMN memory_enabled INTEGER NOT NULL DEFAULT 1")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
+    m003_memory_switch,
 )

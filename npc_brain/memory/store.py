@@ -45,6 +45,7 @@ class WorldStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.RLock()
+        self._fenced = ""  # why writes are refused; empty: they are not
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
@@ -55,8 +56,18 @@ class WorldStore:
         with self._lock:
             self._db.close()
 
+    def fence(self, reason: str) -> None:
+        """Refuses every later write with FailedPrecondition(reason): the file is being
+        replaced (a snapshot is loaded) and this connection's callers must not write."""
+        self._fenced = reason
+
+    def unfence(self) -> None:
+        self._fenced = ""
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        if self._fenced:
+            raise FailedPrecondition(self._fenced)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -99,21 +110,26 @@ class WorldStore:
         persona = asdict(agent.persona)
         with self._transaction() as db:
             db.execute(
-                "INSERT INTO agents (agent_id, persona_json, reflection_enabled, planning_enabled)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET"
-                " persona_json = excluded.persona_json",
+                "INSERT INTO agents (agent_id, persona_json, reflection_enabled, planning_enabled,"
+                " memory_enabled) VALUES (?, ?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET"
+                " persona_json = excluded.persona_json,"
+                " reflection_enabled = excluded.reflection_enabled,"
+                " planning_enabled = excluded.planning_enabled,"
+                " memory_enabled = excluded.memory_enabled",
                 (
                     agent.agent_id,
                     json.dumps(persona),
                     agent.reflection_enabled,
                     agent.planning_enabled,
+                    agent.memory_enabled,
                 ),
             )
 
     def get_agent(self, agent_id: str) -> AgentRecord | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT persona_json, reflection_enabled, planning_enabled FROM agents"
+                "SELECT persona_json, reflection_enabled, planning_enabled, memory_enabled"
+                " FROM agents"
                 " WHERE agent_id = ?",
                 (agent_id,),
             ).fetchone()
@@ -121,7 +137,7 @@ class WorldStore:
             return None
         fields = json.loads(row[0])
         fields["daily_requirements"] = tuple(fields["daily_requirements"])
-        return AgentRecord(agent_id, Persona(**fields), bool(row[1]), bool(row[2]))
+        return AgentRecord(agent_id, Persona(**fields), bool(row[1]), bool(row[2]), bool(row[3]))
 
     # Memories --------------------------------------------------------------------
 

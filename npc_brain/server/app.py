@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import ssl
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -14,19 +16,21 @@ from grpc_reflection.v1alpha import reflection
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.llama import LlamaChat, LlamaEmbedder
+from npc_brain.server.auth import check_exposure
 from npc_brain.server.http import HttpServer, create_http_server
+from npc_brain.server.registration import add_brain_to_server
 from npc_brain.server.servicer import BrainServicer
-from npc_brain.v1 import brain_pb2, brain_pb2_grpc
+from npc_brain.v1 import brain_pb2
 from npc_brain.world import WorldRegistry
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = brain_pb2.DESCRIPTOR.services_by_name["Brain"].full_name
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+MAX_MESSAGE_BYTES = Settings.max_message_bytes  # the default; `max_message_bytes` sets it
 
 
 def build_brain(settings: Settings) -> Brain:
     """Loads the models named by the settings and opens the data directory."""
-    embedder = LlamaEmbedder(settings.embed_model_path(), threads=settings.threads)
+    embedder = LlamaEmbedder(settings.embed_model_path(), threads=settings.embed_threads)
     chat = LlamaChat(
         settings.chat_model_path(),
         n_ctx=settings.chat_context,
@@ -40,22 +44,32 @@ def build_brain(settings: Settings) -> Brain:
 
 
 async def create_server(brain: Brain, address: str) -> tuple[grpc.aio.Server, int]:
-    """A started server for `brain` on `address` ("host:0" picks a free port)."""
+    """A started server for `brain` on `address` ("host:0" picks a free port).
+
+    Its limits, token and TLS files are the brain's settings. The servicer refuses calls
+    beyond `max_concurrent_rpcs` with a retry hint; grpc's own cap, twice that, is the
+    backstop that also counts health checks.
+    """
+    settings = brain.settings
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-        ]
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_send_message_length", settings.max_message_bytes),
+            ("grpc.max_metadata_size", 16 * 1024),
+        ],
+        maximum_concurrent_rpcs=2 * settings.max_concurrent_rpcs + 16,
     )
-    brain_pb2_grpc.add_BrainServicer_to_server(  # type: ignore[no-untyped-call]
-        BrainServicer(brain), server
-    )
+    add_brain_to_server(BrainServicer(brain), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
+    if settings.tls_cert:
+        key, cert = Path(settings.tls_key).read_bytes(), Path(settings.tls_cert).read_bytes()
+        port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, cert)]))
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
@@ -71,14 +85,36 @@ async def create_http_gateway(
 
     `cors_origins`: browser origins allowed to call it, comma-separated ("*": any).
     """
+    settings = brain.settings
     origins = [origin.strip() for origin in cors_origins.split(",") if origin.strip()]
     return await create_http_server(
-        BrainServicer(brain), host, port, max_body_bytes=MAX_MESSAGE_BYTES, cors_origins=origins
+        BrainServicer(brain),
+        host,
+        port,
+        max_body_bytes=settings.max_message_bytes,
+        cors_origins=origins,
+        max_connections=settings.http_max_connections,
+        ssl_context=tls_context(settings),
     )
 
 
+def tls_context(settings: Settings) -> ssl.SSLContext | None:
+    """The HTTP door's TLS context from tls_cert and tls_key; None when TLS is off."""
+    if not settings.tls_cert:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(settings.tls_cert, settings.tls_key)
+    return context
+
+
 async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
-    """Runs until SIGINT or SIGTERM, then drains in-flight calls and stops."""
+    """Runs until SIGINT or SIGTERM, then drains in-flight calls and stops.
+
+    Refuses, before loading anything, to serve a non-loopback host without a token
+    (unless `insecure`).
+    """
+    check_exposure(settings)
     brain = build_brain(settings)
     server, port = await create_server(brain, f"{settings.host}:{settings.port}")
     http_server: HttpServer | None = None
@@ -94,6 +130,11 @@ async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
     print(f"npc-brain serving npc_brain.v1.Brain on {settings.host}:{port}", flush=True)
     if http_server is not None:
         print(f"npc-brain serving HTTP/JSON on {settings.host}:{http_server.port}", flush=True)
+    log.info(
+        "token %s; TLS %s",
+        "required" if settings.token else "not required",
+        "on" if settings.tls_cert else "off",
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

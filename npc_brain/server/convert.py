@@ -19,12 +19,17 @@ from npc_brain.memory.records import (
     SourceKind,
 )
 from npc_brain.memory.retrieval import Weights
-from npc_brain.persona import AgentRecord, Persona
+from npc_brain.persona import AgentRecord, Persona, Switches
+from npc_brain.snapshots import SnapshotInfo
 from npc_brain.usage import UsageSummary
 from npc_brain.v1 import brain_pb2 as pb
 
 # Timestamps the store can hold exactly enough: years 1..9999 (protobuf's own range).
 _MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799
+# Times a request may carry: that range less a day at each end, so a day before or after
+# any of them (plans, prompts' dates) is still a date.
+_DAY = 86400
+FIRST_TIME, LAST_TIME = _MIN_SECONDS + _DAY, _MAX_SECONDS - _DAY
 
 
 def time_from_pb(
@@ -40,8 +45,10 @@ def time_from_pb(
             raise InvalidArgument(name, "is required (the game clock)")
         return None
     stamp: Timestamp = getattr(message, field)
-    if not _MIN_SECONDS <= stamp.seconds <= _MAX_SECONDS or not 0 <= stamp.nanos < 10**9:
-        raise InvalidArgument(name, "is outside years 1..9999")
+    if not 0 <= stamp.nanos < 10**9:
+        raise InvalidArgument(name, "has nanos outside 0..999999999")
+    if not FIRST_TIME <= stamp.seconds <= LAST_TIME:
+        raise InvalidArgument(name, "is outside 0001-01-02 .. 9999-12-30 (years 1..9999)")
     return stamp.seconds + stamp.nanos / 1e9
 
 
@@ -52,8 +59,21 @@ def required_time(field: str, message: object) -> GameTime:
 
 
 def time_to_pb(game_time: GameTime) -> Timestamp:
-    seconds = int(game_time // 1)
+    """The Timestamp of a game time, kept within years 1..9999: near the ends a float
+    rounds past the last representable second."""
+    if game_time >= _MAX_SECONDS + 1:
+        return Timestamp(seconds=_MAX_SECONDS, nanos=10**9 - 1)
+    seconds = max(_MIN_SECONDS, int(game_time // 1))
     return Timestamp(seconds=seconds, nanos=int(round((game_time - seconds) * 1e9)) % 10**9)
+
+
+def switches_from_pb(request: pb.UpsertAgentRequest) -> Switches:
+    """The ablation switches an UpsertAgent sets (unset ones keep their values)."""
+
+    def given(name: str) -> bool | None:
+        return bool(getattr(request, name)) if request.HasField(name) else None
+
+    return Switches(given("reflection_enabled"), given("planning_enabled"), given("memory_enabled"))
 
 
 def persona_from_pb(p: pb.Persona) -> Persona:
@@ -86,6 +106,7 @@ def agent_to_pb(world_id: str, agent: AgentRecord) -> pb.Agent:
         ),
         reflection_enabled=agent.reflection_enabled,
         planning_enabled=agent.planning_enabled,
+        memory_enabled=agent.memory_enabled,
     )
 
 
@@ -123,7 +144,9 @@ def kind_from_pb(field: str, kind: int) -> MemoryKind:
     """A required memory kind."""
     if kind == 0:
         raise InvalidArgument(field, "is required")
-    return kinds_from_pb(field, [kind])[0]
+    if kind not in MemoryKind._value2member_map_:
+        raise InvalidArgument(field, f"unknown memory kind {kind}")
+    return MemoryKind(kind)
 
 
 def time_range_from_pb(message: object) -> TimeRange:
@@ -222,4 +245,14 @@ def stats_to_pb(s: UsageSummary) -> pb.Stats:
         completion_tokens=s.completion_tokens,
         calls_by_kind=s.calls_by_kind,
         game_hours=s.game_hours,
+        calls_by_game_hour=s.calls_by_game_hour,
+    )
+
+
+def snapshot_to_pb(s: SnapshotInfo) -> pb.Snapshot:
+    return pb.Snapshot(
+        snapshot_id=s.snapshot_id,
+        world_id=s.world_id,
+        label=s.label,
+        saved_at=time_to_pb(s.saved_at),
     )

@@ -10,6 +10,8 @@ per line, sent as soon as it exists; an error after the first event is a last li
 dependency, keep-alive, bodies capped at the gRPC message limit, no traceback ever
 reaches a client. Browser pages may call it only from the origins it is given (CORS);
 requiring `application/json` keeps other pages from sending "simple" cross-site POSTs.
+The servicer's token is checked before a body is parsed; connections beyond a cap are
+answered 429 and closed; an SSL context puts the door on TLS.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 from collections.abc import Iterable
 
 import grpc
@@ -43,17 +46,26 @@ log = logging.getLogger(__name__)
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 KEEP_ALIVE_SECONDS = 120.0  # an idle connection is closed after this long
+LINGER_SECONDS, LINGER_BYTES = 2.0, 64 * 1024 * 1024  # draining a refused request
+LINGER_IDLE_SECONDS = 0.25  # ... until the client pauses this long
 
 
 class HttpServer:
     """A started HTTP/JSON gateway; `port` is where it listens."""
 
     def __init__(
-        self, gateway: Gateway, max_body_bytes: int, cors_origins: Iterable[str] = ()
+        self,
+        gateway: Gateway,
+        max_body_bytes: int,
+        cors_origins: Iterable[str] = (),
+        max_connections: int = 256,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self._gateway = gateway
         self._max_body = max_body_bytes
         self._cors_origins = frozenset(cors_origins)
+        self._max_connections = max_connections
+        self._ssl = ssl_context
         self._server: asyncio.Server | None = None
         self._connections: dict[asyncio.Task[None], bool] = {}  # task -> busy with a request
         self._stopping = False
@@ -62,7 +74,7 @@ class HttpServer:
     async def start(self, host: str, port: int) -> None:
         try:
             self._server = await asyncio.start_server(
-                self._serve_connection, host, port, limit=MAX_HEAD_BYTES
+                self._serve_connection, host, port, limit=MAX_HEAD_BYTES, ssl=self._ssl
             )
         except OSError as error:
             raise OSError(
@@ -92,6 +104,9 @@ class HttpServer:
     ) -> None:
         task = asyncio.current_task()
         assert task is not None
+        if len(self._connections) >= self._max_connections:
+            await self._refuse_connection(reader, writer)
+            return
         self._connections[task] = False
         peer = writer.get_extra_info("peername")
         if isinstance(peer, tuple):
@@ -107,6 +122,8 @@ class HttpServer:
                 except ProtocolError as error:
                     body = error_json(grpc.StatusCode[error.status], str(error))
                     await _write_json(writer, error.http_status, body, False, [])
+                    if error.http_status in (413, 431):  # the client may still be sending
+                        await _linger(reader)
                     break
                 if request is None:
                     break
@@ -126,6 +143,19 @@ class HttpServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+    async def _refuse_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Answers a connection beyond `max_connections` with 429 and closes it."""
+        message = f"{self._max_connections} connections are open (http_max_connections)"
+        body = error_json(grpc.StatusCode.RESOURCE_EXHAUSTED, message + "; retry in 1 s")
+        with contextlib.suppress(Exception):
+            await _write_json(writer, 429, body, False, [("Retry-After", "1")])
+            await _linger(reader, seconds=0.5, limit=MAX_HEAD_BYTES)
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
 
     async def _respond(self, request: Request, writer: asyncio.StreamWriter, peer: str) -> bool:
         """Answers one request; returns whether the connection may serve another."""
@@ -148,13 +178,15 @@ class HttpServer:
             return keep_alive
         context = GatewayContext(request.headers, peer)
         try:
+            self._gateway.authorize(context)  # before parsing: strangers learn nothing
             message_in = self._gateway.parse(route, request.body)
             if route.streaming:
                 return await self._stream(route, message_in, context, request, writer, cors)
             reply = await self._gateway.unary(route, message_in, context)
         except Aborted as error:
             body = error_json(error.code, error.details)
-            await _write_json(writer, HTTP_STATUS_OF.get(error.code, 500), body, keep_alive, cors)
+            status = HTTP_STATUS_OF.get(error.code, 500)
+            await _write_json(writer, status, body, keep_alive, [*error.http_headers(), *cors])
             return keep_alive
         await _write_json(writer, 200, reply, keep_alive, cors)
         return keep_alive
@@ -209,12 +241,17 @@ async def create_http_server(
     *,
     max_body_bytes: int,
     cors_origins: Iterable[str] = (),
+    max_connections: int = 256,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> HttpServer:
     """A started gateway for `servicer` (a BrainServicer) on host:port (0 picks a free port).
 
     Browser pages of `cors_origins` ("*": any) may call it (CORS); other pages may not.
+    Connections beyond `max_connections` are answered 429; `ssl_context` turns on TLS.
     """
-    server = HttpServer(Gateway(servicer), max_body_bytes, cors_origins)
+    server = HttpServer(
+        Gateway(servicer), max_body_bytes, cors_origins, max_connections, ssl_context
+    )
     await server.start(host, port)
     return server
 
@@ -235,6 +272,22 @@ def _refusal(request: Request) -> Refusal | None:
     if media_type != JSON:
         return 415, "INVALID_ARGUMENT", f"Content-Type must be {JSON}, got {media_type!r}", []
     return None
+
+
+async def _linger(
+    reader: asyncio.StreamReader, seconds: float = LINGER_SECONDS, limit: int = LINGER_BYTES
+) -> None:
+    """Reads and drops what the client still sends (a refused body, say) until it pauses,
+    for a moment at most, before the connection closes: so the client reads the answer
+    instead of a connection reset."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(seconds):
+            dropped = 0
+            while dropped < limit:
+                chunk = await asyncio.wait_for(reader.read(65536), LINGER_IDLE_SECONDS)
+                if not chunk:
+                    break
+                dropped += len(chunk)
 
 
 async def _refuse(

@@ -22,12 +22,16 @@ import grpc
 from google.protobuf import json_format, message_factory
 from google.protobuf.message import Message
 
+from npc_brain.errors import NpcBrainError
+from npc_brain.server.limits import RETRY_AFTER_MS
+from npc_brain.server.status import status_of
 from npc_brain.v1 import brain_pb2
 
 log = logging.getLogger(__name__)
 SERVICE = brain_pb2.DESCRIPTOR.services_by_name["Brain"]
 PATH_PREFIX = "/v1/"
 INTERNAL_MESSAGE = "internal error; the server log has details"
+MAX_ERROR_CHARS = 500  # parse errors quote the input; a megabyte is not echoed back
 
 HTTP_STATUS_OF: Mapping[grpc.StatusCode, int] = {
     grpc.StatusCode.OK: 200,
@@ -53,10 +57,23 @@ HTTP_STATUS_OF: Mapping[grpc.StatusCode, int] = {
 class Aborted(Exception):
     """A call ended with a non-OK status (what grpc's `context.abort` raises)."""
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        details: str,
+        trailing_metadata: Sequence[tuple[str, str]] = (),
+    ) -> None:
         super().__init__(details)
         self.code = code
         self.details = details
+        self.trailing_metadata = tuple(trailing_metadata)
+
+    def http_headers(self) -> list[tuple[str, str]]:
+        """HTTP headers for the trailing metadata: `retry-after-ms` becomes `Retry-After`."""
+        for key, value in self.trailing_metadata:
+            if key == RETRY_AFTER_MS and value.isdigit():
+                return [("Retry-After", str(max(1, -(-int(value) // 1000))))]
+        return []
 
 
 class GatewayContext:
@@ -73,9 +90,12 @@ class GatewayContext:
         self._details = ""
 
     async def abort(
-        self, code: grpc.StatusCode, details: str = "", trailing_metadata: object = ()
+        self,
+        code: grpc.StatusCode,
+        details: str = "",
+        trailing_metadata: Sequence[tuple[str, str]] = (),
     ) -> NoReturn:
-        raise Aborted(code, details)
+        raise Aborted(code, details, trailing_metadata)
 
     def set_code(self, code: grpc.StatusCode) -> None:
         self._code = code
@@ -114,6 +134,7 @@ class Gateway:
 
     def __init__(self, servicer: object) -> None:
         self.routes: dict[str, Route] = {}
+        self._authorize: Callable[[Any], None] | None = getattr(servicer, "authorize", None)
         for method in SERVICE.methods:
             if method.client_streaming:
                 continue  # a JSON body is one message; no such RPC today
@@ -126,6 +147,15 @@ class Gateway:
 
     def route(self, path: str) -> Route | None:
         return self.routes.get(path)
+
+    def authorize(self, context: GatewayContext) -> None:
+        """UNAUTHENTICATED unless the request's headers carry the servicer's token."""
+        if self._authorize is None:
+            return
+        try:
+            self._authorize(context.invocation_metadata())
+        except NpcBrainError as error:
+            raise Aborted(status_of(error), str(error)) from None
 
     def parse(self, route: Route, body: bytes) -> Message:
         """The request message of `body`; INVALID_ARGUMENT naming the field if it is not one."""
@@ -141,7 +171,12 @@ class Gateway:
         try:
             json_format.Parse(text, message, ignore_unknown_fields=False)
         except json_format.ParseError as error:
-            raise Aborted(grpc.StatusCode.INVALID_ARGUMENT, parse_error_message(error)) from None
+            problem = parse_error_message(error)
+            if len(problem) > MAX_ERROR_CHARS:
+                problem = problem[:MAX_ERROR_CHARS] + "..."
+            raise Aborted(grpc.StatusCode.INVALID_ARGUMENT, problem) from None
+        except RecursionError:  # json_format reports most, not all, of too deep nesting
+            raise Aborted(grpc.StatusCode.INVALID_ARGUMENT, "body: is nested too deeply") from None
         return message
 
     async def unary(self, route: Route, request: Message, context: GatewayContext) -> Any:

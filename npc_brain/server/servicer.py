@@ -9,11 +9,15 @@ from typing import Any, TypeVar
 
 import grpc
 
+from npc_brain import validation
 from npc_brain.action import Line
 from npc_brain.brain import Brain
-from npc_brain.errors import NpcBrainError, Unimplemented
+from npc_brain.errors import InvalidArgument, NpcBrainError
 from npc_brain.memory.records import SourceKind
 from npc_brain.server import convert
+from npc_brain.server.auth import TokenCheck
+from npc_brain.server.limits import Admission, retry_metadata
+from npc_brain.server.registration import MalformedRequest
 from npc_brain.server.status import status_of
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc as pb_grpc
@@ -26,18 +30,23 @@ Handler = Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]
 
 async def _abort(error: Exception, context: grpc.aio.ServicerContext) -> None:
     if isinstance(error, NpcBrainError):
-        await context.abort(status_of(error), str(error))
+        await context.abort(status_of(error), str(error), retry_metadata(error))
     log.exception("unexpected error", exc_info=error)
     await context.abort(grpc.StatusCode.INTERNAL, "internal error; the server log has details")
 
 
 def unary(method: Handler[Req, Resp]) -> Handler[Req, Resp]:
-    """Maps domain errors of a unary handler to statuses; anything else is INTERNAL."""
+    """Checks the caller's token and admits the call (or refuses it: UNAUTHENTICATED,
+    RESOURCE_EXHAUSTED), then maps domain errors of the handler to statuses; anything
+    else is INTERNAL."""
 
     @functools.wraps(method)
     async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
         try:
-            return await method(self, request, context)
+            self._auth.check(context.invocation_metadata())
+            _check_parsed(request)
+            with self._admission.admit():
+                return await method(self, request, context)
         except Exception as error:  # noqa: BLE001 - the one place errors become statuses
             await _abort(error, context)
             raise  # unreachable: abort raises
@@ -45,8 +54,10 @@ def unary(method: Handler[Req, Resp]) -> Handler[Req, Resp]:
     return wrapper
 
 
-def _not_yet(feature: str) -> Unimplemented:
-    return Unimplemented(f"{feature} has not landed yet; this RPC is reserved in the contract")
+def _check_parsed(request: object) -> None:
+    """INVALID_ARGUMENT for bytes that did not parse as the request message."""
+    if isinstance(request, MalformedRequest):
+        raise InvalidArgument("request", f"is not a valid {request.type_name} ({request.problem})")
 
 
 class BrainServicer(pb_grpc.BrainServicer):
@@ -54,12 +65,22 @@ class BrainServicer(pb_grpc.BrainServicer):
 
     def __init__(self, brain: Brain) -> None:
         self._brain = brain
+        self._auth = TokenCheck(brain.settings.token)
+        self._admission = Admission(brain.settings.max_concurrent_rpcs)
+
+    def authorize(self, metadata: Any) -> None:
+        """UNAUTHENTICATED unless the metadata carries the server's token (if it has one)."""
+        self._auth.check(metadata)
 
     @unary
     async def UpsertAgent(self, request: pb.UpsertAgentRequest, context: Any) -> pb.Agent:
         game_time = convert.time_from_pb("game_time", request, required=False)
         agent = await self._brain.upsert_agent(
-            request.world_id, request.agent_id, convert.persona_from_pb(request.persona), game_time
+            request.world_id,
+            request.agent_id,
+            convert.persona_from_pb(request.persona),
+            game_time,
+            convert.switches_from_pb(request),
         )
         return convert.agent_to_pb(request.world_id or "default", agent)
 
@@ -103,21 +124,30 @@ class BrainServicer(pb_grpc.BrainServicer):
         self, request: pb.ConverseRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ConverseEvent]:
         try:
-            events = self._brain.converse(
-                request.world_id,
-                request.agent_id,
-                convert.required_time("game_time", request),
-                request.speaker_id,
-                request.utterance,
-                request.interview,
-            )
-            async for event in events:
-                if isinstance(event, Line):
-                    yield pb.ConverseEvent(final=convert.line_to_pb(event))
-                else:
-                    yield pb.ConverseEvent(token=event)
+            self._auth.check(context.invocation_metadata())
+            _check_parsed(request)
+            with self._admission.admit():  # held until the stream ends or is abandoned
+                async for event in self._converse(request):
+                    yield event
         except Exception as error:  # noqa: BLE001 - the one place errors become statuses
             await _abort(error, context)
+
+    async def _converse(self, request: pb.ConverseRequest) -> AsyncIterator[pb.ConverseEvent]:
+        limit = self._brain.settings.max_short_text_chars  # the brain never sees this id
+        validation.text("conversation_id", request.conversation_id, required=False, limit=limit)
+        events = self._brain.converse(
+            request.world_id,
+            request.agent_id,
+            convert.required_time("game_time", request),
+            request.speaker_id,
+            request.utterance,
+            request.interview,
+        )
+        async for event in events:
+            if isinstance(event, Line):
+                yield pb.ConverseEvent(final=convert.line_to_pb(event))
+            else:
+                yield pb.ConverseEvent(token=event)
 
     @unary
     async def Retrieve(self, request: pb.RetrieveRequest, context: Any) -> pb.RetrieveResponse:
@@ -174,17 +204,25 @@ class BrainServicer(pb_grpc.BrainServicer):
         return pb.ForgetMemoryResponse()
 
     @unary
-    async def Reflect(self, request: Any, context: Any) -> Any:
-        raise _not_yet("Reflection (the cognitive loop issue)")
+    async def Reflect(self, request: pb.ReflectRequest, context: Any) -> pb.ReflectResponse:
+        reflections = await self._brain.reflect(
+            request.world_id, request.agent_id, convert.required_time("game_time", request)
+        )
+        return pb.ReflectResponse(reflections=[convert.memory_to_pb(m) for m in reflections])
 
     @unary
-    async def SaveWorld(self, request: Any, context: Any) -> Any:
-        raise _not_yet("Save and load (the hardening issue)")
+    async def SaveWorld(self, request: pb.SaveWorldRequest, context: Any) -> pb.Snapshot:
+        saved = await self._brain.save_world(request.world_id, request.label)
+        return convert.snapshot_to_pb(saved)
 
     @unary
-    async def LoadWorld(self, request: Any, context: Any) -> Any:
-        raise _not_yet("Save and load (the hardening issue)")
+    async def LoadWorld(self, request: pb.LoadWorldRequest, context: Any) -> pb.LoadWorldResponse:
+        await self._brain.load_world(request.world_id, request.snapshot_id)
+        return pb.LoadWorldResponse()
 
     @unary
-    async def ListSnapshots(self, request: Any, context: Any) -> Any:
-        raise _not_yet("Save and load (the hardening issue)")
+    async def ListSnapshots(
+        self, request: pb.ListSnapshotsRequest, context: Any
+    ) -> pb.ListSnapshotsResponse:
+        found = await self._brain.list_snapshots(request.world_id)
+        return pb.ListSnapshotsResponse(snapshots=[convert.snapshot_to_pb(s) for s in found])

@@ -57,30 +57,38 @@ class Persona(_message.Message):
     def __init__(self, name: _Optional[str] = ..., age: _Optional[int] = ..., innate: _Optional[str] = ..., learned: _Optional[str] = ..., currently: _Optional[str] = ..., lifestyle: _Optional[str] = ..., home_address: _Optional[str] = ..., daily_requirements: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Agent(_message.Message):
-    __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled")
+    __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled", "memory_enabled")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     PERSONA_FIELD_NUMBER: _ClassVar[int]
     REFLECTION_ENABLED_FIELD_NUMBER: _ClassVar[int]
     PLANNING_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ENABLED_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     persona: Persona
     reflection_enabled: bool
     planning_enabled: bool
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ...) -> None: ...
+    memory_enabled: bool
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ...) -> None: ...
 
 class UpsertAgentRequest(_message.Message):
-    __slots__ = ("world_id", "agent_id", "persona", "game_time")
+    __slots__ = ("world_id", "agent_id", "persona", "game_time", "reflection_enabled", "planning_enabled", "memory_enabled")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     PERSONA_FIELD_NUMBER: _ClassVar[int]
     GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    REFLECTION_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    PLANNING_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ENABLED_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     persona: Persona
     game_time: _timestamp_pb2.Timestamp
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    reflection_enabled: bool
+    planning_enabled: bool
+    memory_enabled: bool
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ...) -> None: ...
 
 class GetAgentRequest(_message.Message):
     __slots__ = ("world_id", "agent_id")
@@ -417,7 +425,7 @@ class GetStatsRequest(_message.Message):
     def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours")
+    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours", "calls_by_game_hour")
     class CallsByKindEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -425,17 +433,26 @@ class Stats(_message.Message):
         key: str
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class CallsByGameHourEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: int
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[int] = ...) -> None: ...
     MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
     CALLS_BY_KIND_FIELD_NUMBER: _ClassVar[int]
     GAME_HOURS_FIELD_NUMBER: _ClassVar[int]
+    CALLS_BY_GAME_HOUR_FIELD_NUMBER: _ClassVar[int]
     model_calls: int
     prompt_tokens: int
     completion_tokens: int
     calls_by_kind: _containers.ScalarMap[str, int]
     game_hours: float
-    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ...) -> None: ...
+    calls_by_game_hour: _containers.ScalarMap[int, int]
+    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ..., calls_by_game_hour: _Optional[_Mapping[int, int]] = ...) -> None: ...
 
 class SaveWorldRequest(_message.Message):
     __slots__ = ("world_id", "label")

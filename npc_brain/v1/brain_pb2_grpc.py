@@ -118,7 +118,7 @@ class BrainServicer:
 
     def UpsertAgent(self, request, context):
         """Creates or replaces an agent's persona. Idempotent: the same request twice
-        leaves one agent. The ablation switches keep their values when the persona changes.
+        leaves one agent. Ablation switches the request does not set keep their values.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -200,7 +200,10 @@ class BrainServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Reflect(self, request, context):
-        """Forces a reflection now. (Cognitive loop issue.)
+        """Forces a reflection now: the three most salient questions about the latest 100
+        memories, then insights citing their evidence, stored as REFLECTION memories.
+        Reflections also happen by themselves when an agent's importance since its last
+        reflection passes `reflection_threshold`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -214,21 +217,28 @@ class BrainServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SaveWorld(self, request, context):
-        """Snapshots a world into a save slot. (Hardening issue.)
+        """Snapshots a world into a new save slot: every agent, memory and known place, taken
+        consistently while the world keeps serving. The snapshot is one self-contained file
+        (data_dir/snapshots/<world_id>/<snapshot_id>.sqlite3) that also loads on another
+        machine once copied there. NOT_FOUND for a world that does not exist.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def LoadWorld(self, request, context):
-        """Restores a world from a snapshot. (Hardening issue.)
+        """Restores every agent's mind in the world to the snapshot: memories, personas,
+        places; current actions are dropped. Creates the world if it does not exist.
+        NOT_FOUND for an unknown snapshot; FAILED_PRECONDITION for a damaged snapshot, one
+        from a newer server or another embedding model, and for a write to the world that
+        was still running when the load replaced it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListSnapshots(self, request, context):
-        """Lists a world's snapshots. (Hardening issue.)
+        """Lists a world's snapshots, oldest first.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

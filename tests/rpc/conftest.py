@@ -38,9 +38,14 @@ class TwoDoors:
 
 
 @contextmanager
-def two_doors(tmp_path: Path, chat: ChatModel, cors_origins: str = "") -> Iterator[TwoDoors]:
-    """Serves a fresh fake-model brain in `tmp_path` over gRPC and HTTP until the block ends."""
-    running, stop_grpc = start_server(make_brain(tmp_path, chat))
+def two_doors(
+    tmp_path: Path, chat: ChatModel, cors_origins: str = "", **settings: object
+) -> Iterator[TwoDoors]:
+    """Serves a fresh fake-model brain in `tmp_path` over gRPC and HTTP until the block ends.
+
+    `settings` (token, limits, TLS files...) go to the brain's Settings, which both
+    servers read."""
+    running, stop_grpc = start_server(make_brain(tmp_path, chat, **settings))
     gateway = asyncio.run_coroutine_threadsafe(
         create_http_gateway(running.brain, "127.0.0.1", 0, cors_origins), running.loop
     ).result(timeout=30)

@@ -115,11 +115,14 @@ def test_unknown_agent_is_not_found(fake_server: RunningServer) -> None:
     assert error.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def test_rpcs_of_later_issues_say_so(fake_server: RunningServer) -> None:
-    with pytest.raises(grpc.RpcError) as error:
-        fake_server.stub.Reflect(pb.ReflectRequest(agent_id="isabella", game_time=T0))
-    assert error.value.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert "has not landed yet" in error.value.details()
+def test_each_domain_error_has_its_status() -> None:
+    from npc_brain import errors
+    from npc_brain.server.status import status_of
+
+    assert status_of(errors.Unimplemented("x")) == grpc.StatusCode.UNIMPLEMENTED
+    assert status_of(errors.DeadlineExceeded("x")) == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert status_of(errors.ResourceExhausted("x")) == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert status_of(errors.InvalidArgument("f", "x")) == grpc.StatusCode.INVALID_ARGUMENT
 
 
 def test_perceive_retrieve_converse_over_the_wire(

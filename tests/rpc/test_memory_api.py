@@ -105,7 +105,7 @@ def test_expired_memories_are_not_recalled(fake_server: RunningServer) -> None:
                 kind=pb.OBSERVATION,
                 observation=pb.Observation(text=""),
             ),
-            "observations[0].text",
+            "observation.text",  # the request's field is `observation`
         ),
         (pb.ListMemoriesRequest(agent_id="isabella", page_token="zz"), "page_token"),
         (pb.ListMemoriesRequest(agent_id="isabella", page_size=501), "page_size"),

@@ -14,7 +14,7 @@ from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.llm.base import Completion
 from npc_brain.llm.fakes import ChatCall, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
-from npc_brain.persona import Persona
+from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 
 T0 = 1_676_365_200.0  # 2023-02-14 09:00 UTC
@@ -109,7 +109,7 @@ def test_act_with_zero_wait_answers_at_once_and_pending_then_the_decision(tmp_pa
     brain = make_brain(tmp_path, chat)
 
     async def scenario() -> None:
-        await _with_agent(brain)
+        await brain.upsert_agent("", "isabella", ISABELLA, T0, Switches(planning=False))
         await brain.perceive("", "isabella", T0, [], ["ville:cafe"])
         action, pending = await brain.act("", "isabella", T0, max_wait_ms=0)
         assert pending and action.description == "idle"
@@ -137,7 +137,7 @@ def test_a_failing_model_makes_the_agent_idle_not_crash(tmp_path: Path) -> None:
     brain = make_brain(tmp_path, BrokenChat())
 
     async def scenario() -> None:
-        await _with_agent(brain)
+        await brain.upsert_agent("", "isabella", ISABELLA, T0, Switches(planning=False))
         action, pending = await brain.act("", "isabella", T0, max_wait_ms=5000)
         assert (action.description, pending) == ("idle", False)
 

@@ -1,0 +1,197 @@
+"""Planning, as in the paper: a day plan in broad strokes, then each hour decomposed just
+in time into 5-15 minute actions at places the agent knows.
+
+Both calls are grammar-constrained: hours and minutes are enums, activities are plain
+phrases, and every step's place is one of the agent's known addresses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from npc_brain.cognition.act import EMOJIS
+from npc_brain.cognition.prompts import bullet_memories, clock, day, one_of
+from npc_brain.llm.base import ChatModel, Completion, Message
+from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.persona import Persona
+
+ACTIVITY_PATTERN = "^[a-z][a-z0-9 ,'-]{2,60}$"
+WAKE_HOURS = list(range(4, 12))
+STEP_MINUTES = [5, 10, 15]
+MIN_BLOCKS, MAX_BLOCKS = 5, 8
+MIN_STEPS, MAX_STEPS = 3, 6
+DEFAULT_WAKE_HOUR = 7
+
+
+@dataclass(frozen=True)
+class Block:
+    """A broad-strokes part of the day, from `hour` until the next block."""
+
+    hour: int
+    activity: str
+
+
+@dataclass(frozen=True)
+class DayPlan:
+    wake_hour: int
+    blocks: tuple[Block, ...]
+
+    def describe(self, name: str) -> str:
+        parts = [f"wake up at {self.wake_hour}:00"]
+        parts += [f"{b.hour}:00 {b.activity}" for b in self.blocks]
+        return f"{name}'s plan for the day: " + "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A 5-15 minute action of an hour's decomposition."""
+
+    activity: str
+    minutes: int
+    place: str
+    emoji: str
+
+
+def day_plan_schema() -> dict[str, object]:
+    block = {
+        "type": "object",
+        "properties": {
+            "hour": one_of(list(range(5, 24))),
+            "activity": {"type": "string", "pattern": ACTIVITY_PATTERN},
+        },
+        "required": ["hour", "activity"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "wake_up_hour": one_of(WAKE_HOURS),
+            "plan": {
+                "type": "array",
+                "items": block,
+                "minItems": MIN_BLOCKS,
+                "maxItems": MAX_BLOCKS,
+            },
+        },
+        "required": ["wake_up_hour", "plan"],
+    }
+
+
+def steps_schema(places: Sequence[str]) -> dict[str, object]:
+    step = {
+        "type": "object",
+        "properties": {
+            "activity": {"type": "string", "pattern": ACTIVITY_PATTERN},
+            "minutes": one_of(STEP_MINUTES),
+            "place": one_of(places),
+            "emoji": one_of(EMOJIS),
+        },
+        "required": ["activity", "minutes", "place", "emoji"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "steps": {"type": "array", "items": step, "minItems": MIN_STEPS, "maxItems": MAX_STEPS}
+        },
+        "required": ["steps"],
+    }
+
+
+def plan_day(
+    chat: ChatModel, persona: Persona, today: GameTime, yesterday: Sequence[MemoryRecord]
+) -> tuple[DayPlan, Completion]:
+    """Wake-up hour and 5-8 broad blocks for the day starting at `today` (midnight)."""
+    requirements = "; ".join(persona.daily_requirements) or "nothing in particular"
+    messages = [
+        Message("system", persona.describe()),
+        Message(
+            "user",
+            f"Today is {day(today)}. Yesterday {persona.name} remembers:\n"
+            f"{bullet_memories(yesterday)}\n{persona.name} must every day: "
+            f"{requirements}.\nPlan {persona.name}'s day in broad strokes: the "
+            f"wake-up hour and {MIN_BLOCKS} to {MAX_BLOCKS} activities with their "
+            f"starting hour. Answer with JSON.",
+        ),
+    ]
+    completion = chat.complete(messages, max_tokens=300, schema=day_plan_schema())
+    return parse_day_plan(completion.text), completion
+
+
+def parse_day_plan(text: str) -> DayPlan:
+    """A usable day plan from a constrained answer: blocks after waking, in time order,
+    one per hour, ending with sleep; an unusable answer gives a plain default day."""
+    try:
+        answer = json.loads(text)
+        wake = int(answer["wake_up_hour"])
+        raw = answer["plan"]
+    except (ValueError, KeyError, TypeError):
+        return default_day()
+    if wake not in WAKE_HOURS or not isinstance(raw, list):
+        return default_day()
+    blocks: dict[int, Block] = {}
+    for item in raw:
+        if isinstance(item, dict) and isinstance(item.get("hour"), int):
+            activity = item.get("activity")
+            if isinstance(activity, str) and activity.strip() and item["hour"] >= wake:
+                blocks.setdefault(item["hour"], Block(item["hour"], activity.strip()))
+    ordered = sorted(blocks.values(), key=lambda b: b.hour)
+    if not ordered:
+        return default_day()
+    if "sleep" not in ordered[-1].activity:
+        ordered.append(Block(max(22, ordered[-1].hour + 1), "sleeping"))
+    return DayPlan(wake, tuple(ordered))
+
+
+def default_day() -> DayPlan:
+    return DayPlan(DEFAULT_WAKE_HOUR, (Block(8, "going about the day"), Block(22, "sleeping")))
+
+
+def decompose_hour(
+    chat: ChatModel,
+    persona: Persona,
+    activity: str,
+    hour_start: GameTime,
+    places: Sequence[str],
+    memories: Sequence[MemoryRecord],
+) -> tuple[list[Step], Completion]:
+    """The hour starting at hour_start, broken into 5-15 minute steps at known places."""
+    messages = [
+        Message(
+            "system",
+            f"{persona.describe()}\n\n{persona.name} remembers:\n"
+            f"{bullet_memories(memories)}\nPlaces {persona.name} knows: " + "; ".join(places),
+        ),
+        Message(
+            "user",
+            f"From {clock(hour_start)} {persona.name} is {activity}. Break the "
+            f"next hour into {MIN_STEPS} to {MAX_STEPS} short steps of 5 to 15 "
+            f"minutes, each at one of the known places. Answer with JSON.",
+        ),
+    ]
+    completion = chat.complete(messages, max_tokens=400, schema=steps_schema(places))
+    return parse_steps(completion.text, activity, places), completion
+
+
+def parse_steps(text: str, activity: str, places: Sequence[str]) -> list[Step]:
+    """Steps from a constrained answer; unusable fields fall back, never an empty list."""
+    try:
+        raw = json.loads(text)["steps"]
+    except (ValueError, KeyError, TypeError):
+        raw = []
+    steps: list[Step] = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict):
+            continue
+        what, minutes = item.get("activity"), item.get("minutes")
+        place, emoji = item.get("place"), item.get("emoji")
+        where = steps[-1].place if steps else places[0]  # an unknown place: stay put
+        steps.append(
+            Step(
+                what.strip() if isinstance(what, str) and what.strip() else activity,
+                minutes if minutes in STEP_MINUTES else 15,
+                place if isinstance(place, str) and place in places else where,
+                emoji if emoji in EMOJIS else "🤔",
+            )
+        )
+    return steps or [Step(activity, 60, places[0], "🤔")]

@@ -1,0 +1,116 @@
+"""Planned days: the plan made on an agent's first Act of a game day, each hour
+decomposed just in time, and the action of the moment read from them.
+
+Sleep stays one block. Plans are stored in the memory stream as PLAN memories. The
+plan of the day lives in RAM: after a restart the agent plans its day again.
+"""
+
+from __future__ import annotations
+
+from npc_brain.action import Action
+from npc_brain.cognition.plan import Block, DayPlan, Step, decompose_hour, plan_day
+from npc_brain.faculties import Faculties
+from npc_brain.memory.records import SECONDS_PER_HOUR, GameTime, MemoryKind, Observation
+from npc_brain.persona import AgentRecord
+from npc_brain.scheduler import Priority
+from npc_brain.world import World
+
+SECONDS_PER_DAY = 24 * SECONDS_PER_HOUR
+SLEEP_EMOJI = "😴"
+
+
+def midnight(game_time: GameTime) -> GameTime:
+    return game_time // SECONDS_PER_DAY * SECONDS_PER_DAY
+
+
+def hour_start(game_time: GameTime) -> GameTime:
+    return game_time // SECONDS_PER_HOUR * SECONDS_PER_HOUR
+
+
+def block_at(plan: DayPlan, day: GameTime, game_time: GameTime) -> tuple[Block, GameTime, GameTime]:
+    """The block covering game_time with its start and end; before waking: sleeping."""
+    hour = (game_time - day) / SECONDS_PER_HOUR
+    if hour < plan.wake_hour:
+        return Block(0, "sleeping"), day, day + plan.wake_hour * SECONDS_PER_HOUR
+    starts = [b.hour for b in plan.blocks] + [24]
+    for block, end in zip(plan.blocks, starts[1:], strict=True):
+        if block.hour <= hour < end:
+            return block, day + block.hour * SECONDS_PER_HOUR, day + end * SECONDS_PER_HOUR
+    first = plan.blocks[0]  # between waking and the first block
+    return first, day + plan.wake_hour * SECONDS_PER_HOUR, day + first.hour * SECONDS_PER_HOUR
+
+
+def step_at(steps: list[Step], start: GameTime, game_time: GameTime) -> tuple[Step, GameTime, int]:
+    """The step covering game_time; the last step lasts until the end of the hour."""
+    at = start
+    for i, step in enumerate(steps):
+        minutes = step.minutes if i < len(steps) - 1 else max(step.minutes, 1)
+        end = at + minutes * 60
+        if game_time < end or i == len(steps) - 1:
+            remaining = int(max(1, (start + SECONDS_PER_HOUR - at) // 60))
+            return step, at, minutes if i < len(steps) - 1 else remaining
+        at = end
+    raise AssertionError("steps is never empty")
+
+
+class Planning:
+    """Makes day plans and hour decompositions, on the cognition scheduler."""
+
+    def __init__(self, faculties: Faculties) -> None:
+        self._f = faculties
+
+    async def action_at(
+        self, world: World, agent: AgentRecord, game_time: GameTime, places: list[str]
+    ) -> Action:
+        state = world.state(agent.agent_id)
+        today = midnight(game_time)
+        if state.plan is None or state.plan_day != today:
+            state.plan, state.plan_day = await self._plan_day(world, agent, today), today
+            state.hours.clear()
+        block, start, end = block_at(state.plan, today, game_time)
+        home = agent.persona.home_address if agent.persona.home_address in places else places[0]
+        if "sleep" in block.activity:
+            return Action(block.activity, home, start, int((end - start) // 60), SLEEP_EMOJI)
+        hour = hour_start(game_time)
+        steps = state.hours.get(hour)
+        if steps is None:
+            steps = await self._decompose(world, agent, block.activity, hour, places)
+            state.hours[hour] = steps
+        step, step_start, minutes = step_at(steps, hour, game_time)
+        return Action(step.activity, step.place, step_start, minutes, step.emoji)
+
+    async def _plan_day(self, world: World, agent: AgentRecord, today: GameTime) -> DayPlan:
+        persona = agent.persona
+        yesterday = []
+        if agent.memory_enabled and len(world.stream(agent.agent_id)):
+            found = await self._f.recall(
+                world,
+                agent.agent_id,
+                today,
+                f"what {persona.name} did and felt",
+                6,
+                created_after=today - SECONDS_PER_DAY,
+                created_before=today,
+            )
+            yesterday = [s.memory for s in found]
+        plan, completion = await self._f.scheduler.submit(
+            Priority.PLANNING,
+            lambda: plan_day(self._f.chat, persona, today, yesterday),
+            key=f"plan:{world.world_id}:{agent.agent_id}",
+        )
+        self._f.usage.record(world.world_id, agent.agent_id, "plan", completion, today)
+        description = plan.describe(persona.name)
+        await self._f.remember(world, agent, MemoryKind.PLAN, [Observation(description)], today)
+        return plan
+
+    async def _decompose(
+        self, world: World, agent: AgentRecord, activity: str, hour: GameTime, places: list[str]
+    ) -> list[Step]:
+        memories = await self._f.context(world, agent, hour, f"{agent.persona.name} {activity}")
+        steps, completion = await self._f.scheduler.submit(
+            Priority.PLANNING,
+            lambda: decompose_hour(self._f.chat, agent.persona, activity, hour, places, memories),
+            key=f"decompose:{world.world_id}:{agent.agent_id}",
+        )
+        self._f.usage.record(world.world_id, agent.agent_id, "decompose", completion, hour)
+        return steps

@@ -1,0 +1,184 @@
+"""The cognition scheduler: one thread owns the chat model and serves jobs by priority.
+
+Player dialogue comes before reactions, reactions before plan decomposition, then
+importance, then reflection. The queue is bounded: when it is full, a new job pushes
+out the lowest-priority waiting job if it outranks it, otherwise it is refused
+(ResourceExhausted). A job may carry a deadline (dropped unstarted once it passes)
+and a key: a newer job with the same key supersedes a waiting older one. RPCs await
+jobs only as long as their caller allows; the tick path never runs the model itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, ParamSpec, TypeVar
+
+from npc_brain.errors import DeadlineExceeded, ResourceExhausted
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Priority(IntEnum):
+    """Job priorities, most urgent first."""
+
+    PLAYER_DIALOGUE = 0
+    REACTION = 1
+    PLANNING = 2
+    IMPORTANCE = 3
+    REFLECTION = 4
+
+
+class Superseded(Exception):
+    """A newer job with the same key replaced this one before it started."""
+
+
+@dataclass(order=True)
+class _Job:
+    priority: int
+    sequence: int
+    run: Callable[[], Any] = field(compare=False)
+    future: asyncio.Future[Any] = field(compare=False)
+    loop: asyncio.AbstractEventLoop = field(compare=False)
+    deadline: float | None = field(compare=False, default=None)
+    key: str | None = field(compare=False, default=None)
+    done: bool = field(compare=False, default=False)
+
+
+class Scheduler:
+    """A bounded priority queue served by one worker thread."""
+
+    def __init__(self, name: str = "cognition", capacity: int = 256) -> None:
+        self.capacity = capacity
+        self.dropped: Counter[str] = Counter()  # why jobs were not run
+        self._heap: list[_Job] = []
+        self._by_key: dict[str, _Job] = {}
+        self._waiting = 0
+        self._sequence = itertools.count()
+        self._lock = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+
+    @property
+    def waiting(self) -> int:
+        """Jobs queued and not started."""
+        return self._waiting
+
+    async def run(
+        self,
+        priority: Priority,
+        fn: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """Runs fn(*args, **kwargs) on the worker thread (no deadline, no key)."""
+        return await self.submit(priority, lambda: fn(*args, **kwargs))
+
+    async def submit(
+        self,
+        priority: Priority,
+        run: Callable[[], T],
+        *,
+        deadline_s: float | None = None,
+        key: str | None = None,
+    ) -> T:
+        """Queues a job and waits for its result.
+
+        deadline_s: seconds from now after which the job is dropped if not started.
+        key: a newer job with the same key supersedes this one while it waits.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        deadline = None if deadline_s is None else time.monotonic() + deadline_s
+        job = _Job(int(priority), next(self._sequence), run, future, loop, deadline, key)
+        with self._lock:
+            if self._closed:
+                raise ResourceExhausted("the server is shutting down")
+            if key is not None and (older := self._by_key.get(key)) is not None:
+                self._discard(older, Superseded(f"superseded by a newer {key} job"), "superseded")
+            if self._waiting >= self.capacity:
+                self._make_room(job)
+            heapq.heappush(self._heap, job)
+            self._waiting += 1
+            if key is not None:
+                self._by_key[key] = job
+            self._lock.notify()
+        return await future
+
+    def close(self) -> None:
+        """Refuses new jobs, fails waiting ones, and stops the worker after its job."""
+        with self._lock:
+            self._closed = True
+            for job in self._heap:
+                self._discard(job, ResourceExhausted("the server is shutting down"), "shutdown")
+            self._lock.notify_all()
+        self._thread.join(timeout=60)
+
+    def _make_room(self, incoming: _Job) -> None:
+        live = [j for j in self._heap if not j.done]
+        lowest = max(live, default=None)  # the least urgent, newest job
+        if lowest is None or lowest.priority <= incoming.priority:
+            self.dropped["refused"] += 1
+            raise ResourceExhausted(
+                f"the cognition queue is full ({self.capacity} jobs); retry in a moment"
+            )
+        self._discard(lowest, ResourceExhausted("pushed out of a full cognition queue"), "evicted")
+
+    def _discard(self, job: _Job, error: Exception, reason: str) -> None:
+        """Marks a waiting job done with an error (it stays in the heap, skipped later)."""
+        if job.done:
+            return
+        job.done = True
+        self._waiting -= 1
+        self.dropped[reason] += 1
+        if job.key is not None and self._by_key.get(job.key) is job:
+            del self._by_key[job.key]
+        job.loop.call_soon_threadsafe(_fail, job.future, error)
+
+    def _serve(self) -> None:
+        while True:
+            with self._lock:
+                while not self._heap and not self._closed:
+                    self._lock.wait()
+                if self._closed and not self._heap:
+                    return
+                job = heapq.heappop(self._heap)
+                if job.done:
+                    continue
+                job.done = True
+                self._waiting -= 1
+                if job.key is not None and self._by_key.get(job.key) is job:
+                    del self._by_key[job.key]
+            if job.future.cancelled():
+                continue
+            if job.deadline is not None and time.monotonic() > job.deadline:
+                self.dropped["deadline"] += 1
+                job.loop.call_soon_threadsafe(
+                    _fail, job.future, DeadlineExceeded("the job's deadline passed in the queue")
+                )
+                continue
+            try:
+                result = job.run()
+            except BaseException as error:  # noqa: BLE001 - handed to the waiting coroutine
+                job.loop.call_soon_threadsafe(_fail, job.future, error)
+            else:
+                job.loop.call_soon_threadsafe(_succeed, job.future, result)
+
+
+def _succeed(future: asyncio.Future[Any], result: Any) -> None:
+    if not future.done():
+        future.set_result(result)
+
+
+def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)

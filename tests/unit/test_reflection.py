@@ -1,0 +1,122 @@
+"""Reflection with a scripted model: the trigger, cited evidence, depth, odd answers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from npc_brain.cognition.reflect import parse_insights, parse_questions
+from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.memory.records import MemoryKind, MemoryRecord, Observation
+from npc_brain.persona import Persona, Switches
+from tests.conftest import make_brain
+
+T0 = 1_676_365_200.0
+QUESTIONS = {
+    "questions": ["What is Isabella planning?", "Who helps Isabella?", "How does Isabella feel?"]
+}
+
+
+def _insights(*cited: list[int]) -> dict[str, object]:
+    return {
+        "insights": [
+            {"insight": f"Isabella insight {i} from {c}", "because_of": c}
+            for i, c in enumerate(cited)
+        ]
+    }
+
+
+def _record(memory_id: int, depth: int = 0) -> MemoryRecord:
+    return MemoryRecord(
+        kind=MemoryKind.OBSERVATION,
+        description=f"m{memory_id}",
+        created=0.0,
+        importance=1.0,
+        memory_id=memory_id,
+        depth=depth,
+    )
+
+
+def test_odd_answers_give_fewer_insights_never_an_error() -> None:
+    evidence = [_record(1), _record(2)]
+    assert parse_questions("not json") == [] and parse_questions('{"questions": [1, " "]}') == []
+    kept = parse_insights(
+        '{"insights": [{"insight": "a", "because_of": [2, 9, 2]},'
+        ' {"insight": "b", "because_of": [7]}, {"insight": "", "because_of": [1]}, 5]}',
+        evidence,
+    )
+    assert [(i.text, [m.memory_id for m in i.evidence]) for i in kept] == [("a", [2])]
+
+
+def test_the_importance_trigger_reflects_in_the_background_citing_evidence(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 5})
+    rating = {"rating": 7}  # each insight is rated as it is stored
+    chat.enqueue(
+        QUESTIONS,
+        _insights([1, 2]),
+        rating,
+        _insights([3]),
+        rating,
+        _insights([1], [2]),
+        rating,
+        rating,
+    )
+    brain = make_brain(tmp_path, chat, reflection_threshold=50.0)
+
+    async def scenario() -> list[MemoryRecord]:
+        await brain.upsert_agent("", "isabella", Persona("Isabella Rodriguez"), T0)
+        for i in range(6):  # 6 x 10 = 60 > 50
+            await brain.perceive(
+                "", "isabella", T0 + i, [Observation(f"party preparation step {i}", importance=10)]
+            )
+        for _ in range(1000):  # up to 10 s on a loaded machine
+            await asyncio.sleep(0.01)
+            page = await brain.list_memories("", "isabella", kinds=[MemoryKind.REFLECTION])
+            if len(page.memories) == 4:
+                return page.memories
+        raise AssertionError("no reflection")
+
+    reflections = asyncio.run(scenario())
+    stream_ids = {m.memory_id for m in asyncio.run(brain.list_memories("", "isabella")).memories}
+    for reflection in reflections:
+        assert reflection.evidence_ids and set(reflection.evidence_ids) <= stream_ids
+        assert reflection.depth == 1
+    assert brain.usage.summary("default", "isabella").calls_by_kind["reflection"] == 4
+
+
+def test_reflections_on_reflections_are_deeper_and_the_switch_turns_it_off(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 5})
+    brain = make_brain(tmp_path, chat, reflection_threshold=20.0)
+
+    async def scenario() -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        await brain.upsert_agent(
+            "", "isabella", Persona("Isabella Rodriguez"), T0, Switches(reflection=False)
+        )
+        await brain.add_memory(
+            "",
+            "isabella",
+            T0,
+            MemoryKind.REFLECTION,
+            Observation("Isabella loves hosting", importance=8),
+        )
+        for i in range(5):
+            await brain.perceive("", "isabella", T0 + i, [Observation(f"event {i}", importance=9)])
+        await asyncio.sleep(0.1)
+        untouched = await brain.list_memories("", "isabella", kinds=[MemoryKind.REFLECTION])
+        chat.enqueue(
+            {"questions": ["Q one?", "Q two?", "Q three?"]},
+            _insights([1]),
+            {"insights": []},
+            "garbage",
+        )
+        forced = await brain.reflect("", "isabella", T0 + 10)
+        return untouched.memories, forced
+
+    untouched, forced = asyncio.run(scenario())
+    assert len(untouched) == 1  # the switch kept the trigger from firing
+    assert len(forced) == 1
+    assert forced[0].depth >= 1

@@ -1,0 +1,130 @@
+"""The cognition scheduler: priorities, a bounded queue, superseded jobs, deadlines."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from npc_brain.errors import DeadlineExceeded, ResourceExhausted
+from npc_brain.scheduler import Priority, Scheduler, Superseded
+
+
+async def _blocked(scheduler: Scheduler) -> tuple[threading.Event, asyncio.Task[None]]:
+    """Occupies the worker until the returned gate is set."""
+    gate, started = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        started.set()
+        gate.wait(10)
+
+    task = asyncio.create_task(scheduler.run(Priority.REFLECTION, hold))
+    while not started.is_set():
+        await asyncio.sleep(0.001)
+    return gate, task
+
+
+def test_waiting_jobs_run_most_urgent_first() -> None:
+    async def scenario() -> list[str]:
+        scheduler = Scheduler(capacity=10)
+        order: list[str] = []
+        gate, blocker = await _blocked(scheduler)
+        jobs = [
+            asyncio.create_task(scheduler.run(priority, order.append, priority.name))
+            for priority in (
+                Priority.REFLECTION,
+                Priority.IMPORTANCE,
+                Priority.PLAYER_DIALOGUE,
+                Priority.PLANNING,
+                Priority.REACTION,
+            )
+        ]
+        await asyncio.sleep(0.01)
+        gate.set()
+        await asyncio.gather(blocker, *jobs)
+        scheduler.close()
+        return order
+
+    assert asyncio.run(scenario()) == [
+        "PLAYER_DIALOGUE",
+        "REACTION",
+        "PLANNING",
+        "IMPORTANCE",
+        "REFLECTION",
+    ]
+
+
+def test_a_full_queue_pushes_out_the_least_urgent_or_refuses() -> None:
+    async def scenario() -> None:
+        scheduler = Scheduler(capacity=2)
+        gate, blocker = await _blocked(scheduler)
+        low = asyncio.create_task(scheduler.run(Priority.REFLECTION, lambda: "low"))
+        mid = asyncio.create_task(scheduler.run(Priority.IMPORTANCE, lambda: "mid"))
+        await asyncio.sleep(0.01)
+        urgent = asyncio.create_task(scheduler.run(Priority.PLAYER_DIALOGUE, lambda: "urgent"))
+        await asyncio.sleep(0.01)
+        with pytest.raises(ResourceExhausted, match="queue is full"):
+            await scheduler.run(Priority.REFLECTION, lambda: "refused")
+        gate.set()
+        await blocker
+        with pytest.raises(ResourceExhausted, match="pushed out"):
+            await low
+        assert (await mid, await urgent) == ("mid", "urgent")
+        assert scheduler.dropped == {"evicted": 1, "refused": 1}
+        scheduler.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_newer_job_with_the_same_key_supersedes_the_waiting_one() -> None:
+    async def scenario() -> None:
+        scheduler = Scheduler()
+        gate, blocker = await _blocked(scheduler)
+        old = asyncio.create_task(scheduler.submit(Priority.PLANNING, lambda: "old", key="plan:a"))
+        await asyncio.sleep(0.01)
+        new = asyncio.create_task(scheduler.submit(Priority.REACTION, lambda: "new", key="plan:a"))
+        await asyncio.sleep(0.01)
+        gate.set()
+        await blocker
+        with pytest.raises(Superseded):
+            await old
+        assert await new == "new"
+        scheduler.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_job_past_its_deadline_is_dropped_unstarted() -> None:
+    async def scenario() -> None:
+        scheduler = Scheduler()
+        gate, blocker = await _blocked(scheduler)
+        ran: list[bool] = []
+        late = asyncio.create_task(
+            scheduler.submit(Priority.PLANNING, lambda: ran.append(True), deadline_s=0.01)
+        )
+        await asyncio.sleep(0.05)
+        gate.set()
+        await blocker
+        with pytest.raises(DeadlineExceeded):
+            await late
+        assert ran == [] and scheduler.dropped["deadline"] == 1
+        scheduler.close()
+
+    asyncio.run(scenario())
+
+
+def test_errors_of_a_job_reach_its_caller_and_the_worker_goes_on() -> None:
+    async def scenario() -> str:
+        scheduler = Scheduler()
+
+        def broken() -> str:
+            raise ValueError("bad")
+
+        with pytest.raises(ValueError, match="bad"):
+            await scheduler.run(Priority.IMPORTANCE, broken)
+        result = await scheduler.run(Priority.IMPORTANCE, lambda: "fine")
+        scheduler.close()
+        return result
+
+    assert asyncio.run(scenario()) == "fine"
