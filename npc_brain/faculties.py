@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain.action import Line
 from npc_brain.config import Settings
 from npc_brain.importance.base import Estimate
 from npc_brain.importance.registry import Estimators
@@ -22,6 +23,8 @@ from npc_brain.memory.records import (
     NewMemory,
     Observation,
     ScoredMemory,
+    Source,
+    SourceKind,
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
@@ -120,6 +123,29 @@ class Faculties:
             for o, vector in zip(observations, vectors, strict=True)
         ]
         return world.remember(agent.agent_id, memories, vectors)
+
+    async def remember_dialogue(
+        self,
+        world: World,
+        agent: AgentRecord,
+        other_id: str,
+        other_name: str,
+        lines: Sequence[Line],
+        game_time: GameTime,
+        address: str = "",
+    ) -> list[MemoryRecord]:
+        """A conversation's lines as the agent's dialogue memories, rated once as a whole;
+        the agent's own lines are SEEN, what it heard carries the speaker as its source."""
+        name = agent.persona.name
+        texts = [
+            (f'{name} said to {other_name}: "{x.text}"', Source(SourceKind.SEEN, agent.agent_id))
+            if x.speaker_id == agent.agent_id
+            else (f'{other_name} said to {name}: "{x.text}"', Source(SourceKind.HEARD, other_id))
+            for x in lines
+        ]
+        rating = await self.importance(world, agent, Observation("\n".join(t for t, _ in texts)))
+        memories = [Observation(t, address=address, source=s, importance=rating) for t, s in texts]
+        return await self.remember(world, agent, MemoryKind.DIALOGUE, memories, game_time)
 
     async def recall(
         self,

@@ -179,21 +179,12 @@ class Reacting:
         game_time: GameTime,
     ) -> None:
         """The conversation in the agent's stream, and as its current action."""
-        name, other_name = agent.persona.name, other.persona.name
-        texts = [
-            (f'{name} said to {other_name}: "{x.text}"', Source(SourceKind.SEEN, agent.agent_id))
-            if x.speaker_id == agent.agent_id
-            else (
-                f'{other_name} said to {name}: "{x.text}"',
-                Source(SourceKind.HEARD, other.agent_id),
-            )
-            for x in lines
-        ]
-        rating = await self._f.importance(world, agent, Observation("\n".join(t for t, _ in texts)))
+        other_name = other.persona.name
         state = world.state(agent.agent_id)
         where = state.action.address if state.action else agent.persona.home_address
-        memories = [Observation(t, address=where, source=s, importance=rating) for t, s in texts]
-        await self._f.remember(world, agent, MemoryKind.DIALOGUE, memories, game_time)
+        await self._f.remember_dialogue(
+            world, agent, other.agent_id, other_name, lines, game_time, where
+        )
         _take_over(
             world,
             agent,

@@ -10,7 +10,7 @@ from typing import Any
 from npc_brain.action import Line
 from npc_brain.cognition.converse import Reply, reply_messages, stream_reply
 from npc_brain.faculties import Faculties
-from npc_brain.memory.records import GameTime, MemoryKind, Observation, Source, SourceKind
+from npc_brain.memory.records import GameTime
 from npc_brain.persona import AgentRecord
 from npc_brain.scheduler import Priority
 from npc_brain.world import World
@@ -74,34 +74,11 @@ class Talking:
         self._f.usage.record(world.world_id, agent.agent_id, "converse", reply.completion)
         text = reply.text or "..."
         if not interview:
-            await self._remember_exchange(
-                world, agent, game_time, speaker_id, speaker_name, utterance, text
+            exchange = [Line(speaker_id, utterance), Line(agent.agent_id, text)]
+            await self._f.remember_dialogue(
+                world, agent, speaker_id, speaker_name, exchange, game_time
             )
         yield Line(agent.agent_id, text, reply.end_conversation)
-
-    async def _remember_exchange(
-        self,
-        world: World,
-        agent: AgentRecord,
-        game_time: GameTime,
-        speaker_id: str,
-        speaker_name: str,
-        heard: str,
-        said: str,
-    ) -> None:
-        """Both lines as dialogue memories, rated once as an exchange; what was heard
-        carries the speaker as its source."""
-        name = agent.persona.name
-        heard_line = f'{speaker_name} said to {name}: "{heard}"'
-        said_line = f'{name} said to {speaker_name}: "{said}"'
-        rating = await self._f.importance(world, agent, Observation(f"{heard_line}\n{said_line}"))
-        lines = [
-            Observation(heard_line, source=Source(SourceKind.HEARD, speaker_id), importance=rating),
-            Observation(
-                said_line, source=Source(SourceKind.SEEN, agent.agent_id), importance=rating
-            ),
-        ]
-        await self._f.remember(world, agent, MemoryKind.DIALOGUE, lines, game_time)
 
 
 def _close_queue(pieces: asyncio.Queue[str | None]) -> Callable[[asyncio.Future[Any]], None]:

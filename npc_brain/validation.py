@@ -70,11 +70,6 @@ def text(field: str, value: str, *, required: bool = True, limit: int = MAX_TEXT
     return value
 
 
-def optional_identifier(field: str, value: str) -> str:
-    """An identifier, or empty."""
-    return identifier(field, value) if value else value
-
-
 def number_id(field: str, value: str, what: str) -> int:
     """A decimal id this server handed out (a memory id, a page token)."""
     if not NUMBER_ID.fullmatch(value):

@@ -1,7 +1,8 @@
 """A model worker: one thread that owns a model, so calls never interleave.
 
-The event loop hands it work and awaits the result; the tick path never runs a
-model on the loop itself. (The cognition issue replaces FIFO order with priorities.)
+The embedder runs on one (FIFO is right for it: every call is a few milliseconds);
+the chat model has the priority scheduler (scheduler.py). The event loop hands the
+work over and awaits the result, so no model ever runs on the loop itself.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Deciding what an agent does now: one constrained call (the planning issue deepens it).
+"""Deciding what an agent does now in one constrained call (used when planning is off).
 
 The answer is grounded in the persona and the memories most relevant to the moment,
 and its place is constrained to exactly the addresses the agent knows.
