@@ -28,12 +28,15 @@ class Acting:
 
     def __init__(self, faculties: Faculties) -> None:
         self._f = faculties
-        self._planning = Planning(faculties)
+        self.planning = Planning(faculties)
 
     async def act(
-        self, world: World, agent: AgentRecord, game_time: GameTime, max_wait_ms: int
+        self, world: World, agent: AgentRecord, game_time: GameTime, max_wait_ms: int | None
     ) -> tuple[Action, bool]:
-        """The current action, and whether a better one is being prepared."""
+        """The current action, and whether a better one is being prepared.
+
+        Waits for a decision at most max_wait_ms; None waits until it is made.
+        """
         state = world.state(agent.agent_id)
         if state.action is not None and state.action.covers(game_time):
             return state.action, state.deciding is not None
@@ -41,8 +44,9 @@ class Acting:
             state.deciding = asyncio.create_task(self._decide(world, agent, game_time))
             state.deciding.add_done_callback(lambda _: setattr(state, "deciding", None))
         task = state.deciding
-        if max_wait_ms > 0:
-            await asyncio.wait({task}, timeout=max_wait_ms / 1000)
+        if max_wait_ms is None or max_wait_ms > 0:
+            timeout = None if max_wait_ms is None else max_wait_ms / 1000
+            await asyncio.wait({task}, timeout=timeout)
         if task.done() and not task.cancelled():
             return task.result(), False
         if task.cancelled() and state.action is not None:  # a reaction took over
@@ -53,11 +57,14 @@ class Acting:
         return _as_action(idle_decision(agent.persona, places or [""]), game_time), True
 
     async def _decide(self, world: World, agent: AgentRecord, game_time: GameTime) -> Action:
-        """Decides a new action; a failure is logged and gives the idle action."""
+        """Decides a new action; a failure is logged and gives the idle action. A reaction
+        that took over meanwhile stays the current action (the plan made is kept)."""
+        state = world.state(agent.agent_id)
+        before = state.action
         places = world.store.places(agent.agent_id)
         try:
             if places and agent.planning_enabled:
-                action = await self._planning.action_at(world, agent, game_time, places)
+                action = await self.planning.action_at(world, agent, game_time, places)
             else:
                 action = _as_action(
                     await self._decision(world, agent, game_time, places), game_time
@@ -65,7 +72,9 @@ class Acting:
         except Exception:
             log.exception("deciding an action for %s failed; the agent idles", agent.agent_id)
             action = _as_action(idle_decision(agent.persona, places or [""]), game_time)
-        world.state(agent.agent_id).action = action
+        if state.action is not before and state.action and state.action.covers(game_time):
+            return state.action
+        state.action = action
         return action
 
     async def _decision(

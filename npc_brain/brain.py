@@ -94,7 +94,7 @@ class Brain:
         self._acting = Acting(self._f)
         self._talking = Talking(self._f)
         self._reflecting = Reflecting(self._f)
-        self._reacting = Reacting(self._f)
+        self._reacting = Reacting(self._f, self._acting.planning)
 
     @property
     def usage(self) -> UsageLedger:
@@ -278,8 +278,14 @@ class Brain:
         game_time: GameTime,
         agents: Sequence[AgentTick],
         max_wait_ms: int = 0,
+        *,
+        lockstep: bool = False,
     ) -> list[TickResult]:
-        """Perceive then act for many agents; checks every agent before changing any."""
+        """Perceive then act for many agents; checks every agent before changing any.
+
+        In `lockstep` the agents go one after another, each action is waited for, and the
+        answer comes once all cognition the tick started has finished (deterministic).
+        """
         world = self._world(world_id)
         validation.int_range("max_wait_ms", max_wait_ms, 0, self._settings.max_wait_ms)
         validation.items("agents", agents, self._limits.items)
@@ -298,10 +304,30 @@ class Brain:
             ids = await self._perceive(
                 world, agent, game_time, item.observations, item.visible_addresses
             )
-            action, pending = await self._acting.act(world, agent, game_time, max_wait_ms)
+            if lockstep:
+                await self._settle(world)
+            wait = None if lockstep else max_wait_ms
+            action, pending = await self._acting.act(world, agent, game_time, wait)
+            if lockstep:
+                await self._settle(world)
+                action, pending = world.state(agent.agent_id).action or action, False
             return TickResult(item.agent_id, action, pending, ids)
 
+        if lockstep:
+            return [await one(item, agent) for item, agent in zip(agents, checked, strict=True)]
         return list(await asyncio.gather(*map(one, agents, checked)))
+
+    async def _settle(self, world: World) -> None:
+        """Waits until no reaction, conversation, reflection or decision of the world runs."""
+        while True:
+            busy = [
+                *self._reacting.running(world),
+                *self._reflecting.running(world),
+                *(s.deciding for s in world.states.values() if s.deciding is not None),
+            ]
+            if not busy:
+                return
+            await asyncio.wait(busy)
 
     async def converse(
         self,

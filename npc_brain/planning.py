@@ -1,16 +1,32 @@
 """Planned days: the plan made on an agent's first Act of a game day, each hour
 decomposed just in time, and the action of the moment read from them.
 
-Sleep stays one block. Plans are stored in the memory stream as PLAN memories. The
-plan of the day lives in RAM: after a restart the agent plans its day again.
+Sleep stays one block. Plans are stored in the memory stream as PLAN memories, and the
+plan with its decompositions in the world's store, so a restarted server carries on with
+it. What happens (a conversation, a reaction) can make the agent plan the rest of its day
+again.
 """
 
 from __future__ import annotations
 
 from npc_brain.action import Action
-from npc_brain.cognition.plan import Block, DayPlan, Step, decompose_hour, plan_day
+from npc_brain.cognition.plan import (
+    Block,
+    DayPlan,
+    Step,
+    decompose_hour,
+    plan_day,
+    revise_day,
+)
+from npc_brain.cognition.prompts import day
 from npc_brain.faculties import Faculties
-from npc_brain.memory.records import SECONDS_PER_HOUR, GameTime, MemoryKind, Observation
+from npc_brain.memory.records import (
+    SECONDS_PER_HOUR,
+    GameTime,
+    MemoryKind,
+    MemoryRecord,
+    Observation,
+)
 from npc_brain.persona import AgentRecord
 from npc_brain.scheduler import Priority
 from npc_brain.world import World
@@ -67,6 +83,7 @@ class Planning:
         if state.plan is None or state.plan_day != today:
             state.plan, state.plan_day = await self._plan_day(world, agent, today), today
             state.hours.clear()
+            world.save_plan(agent.agent_id)
         block, start, end = block_at(state.plan, today, game_time)
         home = agent.persona.home_address if agent.persona.home_address in places else places[0]
         if "sleep" in block.activity:
@@ -76,12 +93,38 @@ class Planning:
         if steps is None:
             steps = await self._decompose(world, agent, block.activity, hour, places)
             state.hours[hour] = steps
+            world.save_plan(agent.agent_id)
         step, step_start, minutes = step_at(steps, hour, game_time)
         return Action(step.activity, step.place, step_start, minutes, step.emoji)
 
+    async def revise(
+        self, world: World, agent: AgentRecord, game_time: GameTime, reason: list[MemoryRecord]
+    ) -> None:
+        """Plans the rest of today again after what just happened (`reason`): the paper's
+        re-planning after a reaction or a conversation. Decompositions from the next hour
+        on are dropped, so they are made again from the new plan."""
+        state = world.state(agent.agent_id)
+        if state.plan is None or state.plan_day != midnight(game_time) or not reason:
+            return
+        old = state.plan
+        plan, completion = await self._f.scheduler.submit(
+            Priority.PLANNING,
+            lambda: revise_day(self._f.chat, agent.persona, old, game_time, reason),
+            key=f"revise:{world.world_id}:{agent.agent_id}",
+        )
+        self._f.usage.record(world.world_id, agent.agent_id, "plan", completion, game_time)
+        if state.plan is not old or plan == old:  # planned anew meanwhile, or no change
+            return
+        state.plan = plan
+        current = hour_start(game_time)
+        state.hours = {h: steps for h, steps in state.hours.items() if h <= current}
+        world.save_plan(agent.agent_id)
+        revised = plan.describe(agent.persona.name).replace("plan for the day", "revised plan")
+        await self._f.remember(world, agent, MemoryKind.PLAN, [Observation(revised)], game_time)
+
     async def _plan_day(self, world: World, agent: AgentRecord, today: GameTime) -> DayPlan:
         persona = agent.persona
-        yesterday = []
+        yesterday: list[MemoryRecord] = []
         if agent.memory_enabled and len(world.stream(agent.agent_id)):
             found = await self._f.recall(
                 world,
@@ -92,7 +135,18 @@ class Planning:
                 created_after=today - SECONDS_PER_DAY,
                 created_before=today,
             )
+            # Commitments made any time before (an invitation, a planning thought).
+            promised = await self._f.recall(
+                world,
+                agent.agent_id,
+                today,
+                f"{persona.name}'s plans for {day(today)}",
+                4,
+                created_before=today,
+            )
+            seen = {s.memory.memory_id for s in found}
             yesterday = [s.memory for s in found]
+            yesterday += [s.memory for s in promised if s.memory.memory_id not in seen]
         plan, completion = await self._f.scheduler.submit(
             Priority.PLANNING,
             lambda: plan_day(self._f.chat, persona, today, yesterday),

@@ -117,6 +117,10 @@ class Reflecting:
             )
         return world.remember(agent.agent_id, memories, vectors)
 
+    def running(self, world: World) -> list[asyncio.Task[list[MemoryRecord]]]:
+        """The world's reflections in progress."""
+        return [t for (w, _), t in self._running.items() if w == world.world_id]
+
     def _finished(self, key: tuple[str, str], task: asyncio.Task[list[MemoryRecord]]) -> None:
         self._running.pop(key, None)
         if not task.cancelled() and task.exception() is not None:

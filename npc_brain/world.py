@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.action import Action
-from npc_brain.cognition.plan import DayPlan, Step
+from npc_brain.cognition.plan import DayPlan, Step, plan_from_json, plan_to_json
 from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.memory.ann import AnnIndex
 from npc_brain.memory.records import MemoryRecord, NewMemory
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class AgentState:
-    """What an agent is doing and deciding, held in RAM."""
+    """What an agent is doing and deciding; the plan is also kept in the store."""
 
     action: Action | None = None
     deciding: asyncio.Task[Action] | None = None
@@ -90,7 +90,21 @@ class World:
         return self.store.forget(agent_id, memory_id) and stream.forget(memory_id)
 
     def state(self, agent_id: str) -> AgentState:
-        return self.states.setdefault(agent_id, AgentState())
+        """The agent's state; its saved plan is loaded the first time."""
+        state = self.states.get(agent_id)
+        if state is None:
+            state = self.states[agent_id] = AgentState()
+            saved = self.store.load_plan(agent_id)
+            if saved is not None:
+                state.plan_day = saved[0]
+                state.plan, state.hours = plan_from_json(saved[1])
+        return state
+
+    def save_plan(self, agent_id: str) -> None:
+        """Stores the agent's plan of the day and its decompositions, durably."""
+        state = self.state(agent_id)
+        if state.plan is not None and state.plan_day is not None:
+            self.store.save_plan(agent_id, state.plan_day, plan_to_json(state.plan, state.hours))
 
     def close(self) -> None:
         """Saves the ANN indexes that match the store, then closes it."""

@@ -8,7 +8,7 @@ phrases, and every step's place is one of the agent's known addresses.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from npc_brain.cognition.act import EMOJIS
@@ -141,6 +141,99 @@ def parse_day_plan(text: str) -> DayPlan:
     if "sleep" not in ordered[-1].activity:
         ordered.append(Block(max(22, ordered[-1].hour + 1), "sleeping"))
     return DayPlan(wake, tuple(ordered))
+
+
+def revise_day(
+    chat: ChatModel,
+    persona: Persona,
+    plan: DayPlan,
+    now: GameTime,
+    reason: Sequence[MemoryRecord],
+) -> tuple[DayPlan, Completion]:
+    """The plan with the rest of the day (after the current hour) planned again in light
+    of `reason` (what just happened); the blocks until now stay as they were."""
+    hour = int(now % 86_400 // 3_600)
+    later = list(range(hour + 1, 24))
+    if not later:
+        return plan, Completion("", 0, 0)
+    block = {
+        "type": "object",
+        "properties": {
+            "hour": one_of(later),
+            "activity": {"type": "string", "pattern": ACTIVITY_PATTERN},
+        },
+        "required": ["hour", "activity"],
+    }
+    schema = {
+        "type": "object",
+        "properties": {"plan": {"type": "array", "items": block, "minItems": 1, "maxItems": 6}},
+        "required": ["plan"],
+    }
+    messages = [
+        Message("system", persona.describe()),
+        Message(
+            "user",
+            f"It is {clock(now)}. {persona.name}'s plan for today was: "
+            + "; ".join(f"{b.hour}:00 {b.activity}" for b in plan.blocks)
+            + f".\nJust now:\n{bullet_memories(reason)}\nPlan the rest of the day "
+            f"again, from {hour + 1}:00: the activities with their starting hour. "
+            f"Answer with JSON.",
+        ),
+    ]
+    completion = chat.complete(messages, max_tokens=200, schema=schema)
+    return parse_revision(completion.text, plan, hour), completion
+
+
+def parse_revision(text: str, plan: DayPlan, hour: int) -> DayPlan:
+    """The revised plan; an unusable answer keeps the old plan, and the day still ends
+    with sleep."""
+    try:
+        raw = json.loads(text)["plan"]
+    except (ValueError, KeyError, TypeError):
+        return plan
+    blocks: dict[int, Block] = {}
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("hour"), int) and item["hour"] > hour:
+            activity = item.get("activity")
+            if isinstance(activity, str) and activity.strip():
+                blocks.setdefault(item["hour"], Block(item["hour"], activity.strip()))
+    if not blocks:
+        return plan
+    later = sorted(blocks.values(), key=lambda b: b.hour)
+    if "sleep" not in later[-1].activity:
+        sleep = next((b for b in plan.blocks if "sleep" in b.activity and b.hour > hour), None)
+        later.append(sleep or Block(max(22, later[-1].hour + 1), "sleeping"))
+        if later[-1].hour <= later[-2].hour:  # the old bedtime came before the new plan
+            later.pop()
+            if later[-1].hour < 23:
+                later.append(Block(later[-1].hour + 1, "sleeping"))
+    kept = tuple(b for b in plan.blocks if b.hour <= hour)
+    return DayPlan(plan.wake_hour, kept + tuple(later))
+
+
+def plan_to_json(plan: DayPlan, hours: Mapping[float, Sequence[Step]]) -> str:
+    """A day plan and its hour decompositions as JSON (for the store)."""
+    return json.dumps(
+        {
+            "wake": plan.wake_hour,
+            "blocks": [[b.hour, b.activity] for b in plan.blocks],
+            "hours": {
+                str(start): [[s.activity, s.minutes, s.place, s.emoji] for s in steps]
+                for start, steps in hours.items()
+            },
+        }
+    )
+
+
+def plan_from_json(text: str) -> tuple[DayPlan, dict[float, list[Step]]]:
+    """The inverse of plan_to_json."""
+    data = json.loads(text)
+    plan = DayPlan(int(data["wake"]), tuple(Block(int(h), str(a)) for h, a in data["blocks"]))
+    hours = {
+        float(start): [Step(str(a), int(m), str(p), str(e)) for a, m, p, e in steps]
+        for start, steps in data["hours"].items()
+    }
+    return plan, hours
 
 
 def default_day() -> DayPlan:

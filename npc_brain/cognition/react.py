@@ -1,6 +1,8 @@
 """Reacting to another agent, and NPC-to-NPC conversation turns: constrained calls.
 
-The decision is one of four known options; a conversation turn is {utterance, end}.
+As in the paper, seeing another agent asks first whether to talk (yes/no), then, if not,
+whether to continue, react with a new activity, or wait; a conversation turn is
+{utterance, end}.
 """
 
 from __future__ import annotations
@@ -10,14 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from npc_brain.action import Line
-from npc_brain.cognition.converse import REPLY_SCHEMA
 from npc_brain.cognition.plan import ACTIVITY_PATTERN
 from npc_brain.cognition.prompts import bullet_memories, clock, one_of
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.persona import Persona
 
-CHOICES = ["talk", "continue", "react", "wait"]  # small models favour the first option
+TALK_SCHEMA = {
+    "type": "object",
+    "properties": {"answer": one_of(["yes", "no"])},
+    "required": ["answer"],
+}
+CHOICES = ["continue", "react", "wait"]
 REACTION_SCHEMA = {
     "type": "object",
     "properties": {
@@ -34,6 +40,41 @@ class Reaction:
     new_activity: str
 
 
+def _situation(
+    persona: Persona, now: GameTime, doing: str, context: Sequence[MemoryRecord]
+) -> Message:
+    return Message(
+        "system",
+        f"{persona.describe()}\n\nIt is {clock(now)}. {persona.name} is {doing}.\n"
+        f"{persona.name} remembers:\n{bullet_memories(context)}",
+    )
+
+
+def decide_to_talk(
+    chat: ChatModel,
+    persona: Persona,
+    now: GameTime,
+    doing: str,
+    other: str,
+    observed: str,
+    context: Sequence[MemoryRecord],
+) -> tuple[bool, Completion]:
+    """The paper's first question on seeing another agent: start a conversation?"""
+    messages = [
+        _situation(persona, now, doing, context),
+        Message(
+            "user",
+            f"{persona.name} notices: {observed}\nShould {persona.name} start a "
+            f"conversation with {other}? Answer with JSON.",
+        ),
+    ]
+    completion = chat.complete(messages, max_tokens=12, schema=TALK_SCHEMA)
+    try:
+        return json.loads(completion.text)["answer"] == "yes", completion
+    except (ValueError, KeyError, TypeError):
+        return False, completion
+
+
 def decide_reaction(
     chat: ChatModel,
     persona: Persona,
@@ -42,17 +83,14 @@ def decide_reaction(
     observed: str,
     context: Sequence[MemoryRecord],
 ) -> tuple[Reaction, Completion]:
-    """Continue, talk to the observed agent, react with a new activity, or wait."""
+    """The second question, when not talking: continue, react with a new activity, or
+    wait (for the other to finish)."""
     messages = [
-        Message(
-            "system",
-            f"{persona.describe()}\n\nIt is {clock(now)}. {persona.name} is "
-            f"{doing}.\n{persona.name} remembers:\n{bullet_memories(context)}",
-        ),
+        _situation(persona, now, doing, context),
         Message(
             "user",
-            f"{persona.name} notices: {observed}\nWhat does {persona.name} do: talk to "
-            f"them, react with a new activity, continue {doing}, or wait? Answer with JSON.",
+            f"{persona.name} notices: {observed}\nWhat does {persona.name} do: continue "
+            f"{doing}, react with a new activity, or wait? Answer with JSON.",
         ),
     ]
     completion = chat.complete(messages, max_tokens=60, schema=REACTION_SCHEMA)
@@ -70,32 +108,51 @@ def parse_reaction(text: str) -> Reaction:
     return Reaction(choice, activity.strip())
 
 
+def turn_schema(may_end: bool) -> dict[str, object]:
+    """A line of at most a couple of sentences; the opener cannot end the conversation."""
+    return {
+        "type": "object",
+        "properties": {
+            "utterance": {"type": "string", "minLength": 1, "maxLength": 120},
+            "end_conversation": {"type": "boolean"} if may_end else one_of([False]),
+        },
+        "required": ["utterance", "end_conversation"],
+    }
+
+
 def conversation_turn(
     chat: ChatModel,
+    speaker_id: str,
     speaker: Persona,
     listener_name: str,
     now: GameTime,
-    relationship: Sequence[MemoryRecord],
+    memories: Sequence[MemoryRecord],
     so_far: Sequence[Line],
-    names: dict[str, str],
 ) -> tuple[Line | None, Completion]:
-    """The speaker's next line (None when the answer is unusable)."""
-    transcript = "\n".join(f"{names.get(x.speaker_id, x.speaker_id)}: {x.text}" for x in so_far)
+    """The speaker's next line (None when the answer is unusable), given what the speaker
+    remembers about the listener and about the conversation so far. The conversation is
+    laid out as a chat: the listener's lines as the user's, the speaker's own as the
+    assistant's, which is the form small chat models follow best."""
+    system = (
+        f"You are {speaker.name}.\n{speaker.describe()}\n\nIt is {clock(now)}.\n"
+        f"You remember:\n{bullet_memories(memories)}\n\nYou are talking with "
+        f"{listener_name}. Stay in character and say one short sentence; bring up what "
+        f"is on your mind. Answer with JSON."
+    )
+    # The meeting opens as the listener's greeting: small models answer a line far better
+    # than they start one. It frames the prompt only; it is never stored as said.
+    first_name = speaker.name.split()[0]
     messages = [
-        Message(
-            "system",
-            f"You are {speaker.name}.\n{speaker.describe()}\n\nIt is {clock(now)}."
-            f"\nYou remember about {listener_name}:\n"
-            f"{bullet_memories(relationship)}",
-        ),
-        Message(
-            "user",
-            f"Conversation so far:\n{transcript or '(nothing yet)'}\n\nSay your "
-            f"next line to {listener_name} in one short sentence, and whether you "
-            f"end the conversation. Answer with JSON.",
-        ),
+        Message("system", system),
+        Message("user", f"{listener_name}: Hi {first_name}! What's new?"),
     ]
-    completion = chat.complete(messages, max_tokens=120, schema=REPLY_SCHEMA, temperature=0.7)
+    for line in so_far:
+        if line.speaker_id == speaker_id:
+            messages.append(Message("assistant", json.dumps({"utterance": line.text})))
+        else:
+            messages.append(Message("user", f"{listener_name}: {line.text}"))
+    schema = turn_schema(may_end=bool(so_far))
+    completion = chat.complete(messages, max_tokens=100, schema=schema, temperature=0.7)
     try:
         answer = json.loads(completion.text)
         text, end = answer["utterance"], answer["end_conversation"]

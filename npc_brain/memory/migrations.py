@@ -67,8 +67,24 @@ def m003_memory_switch(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE agents ADD COLUMN memory_enabled INTEGER NOT NULL DEFAULT 1")
 
 
+def m004_plans(db: sqlite3.Connection) -> None:
+    """Each agent's plan of the day and its hour decompositions (JSON), so a restarted
+    server carries on with the plan instead of planning the day again."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE plans (
+            agent_id TEXT PRIMARY KEY REFERENCES agents(agent_id) ON DELETE CASCADE,
+            day REAL NOT NULL,
+            plan_json TEXT NOT NULL
+        )
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
     m003_memory_switch,
+    m004_plans,
 )

@@ -267,6 +267,25 @@ class WorldStore:
             ).fetchall()
         return [address for (address,) in rows]
 
+    # Plans -----------------------------------------------------------------------
+
+    def save_plan(self, agent_id: str, day: GameTime, plan_json: str) -> None:
+        """Replaces the agent's plan (opaque JSON) of the day starting at `day`."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO plans VALUES (?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET"
+                " day = excluded.day, plan_json = excluded.plan_json",
+                (agent_id, day, plan_json),
+            )
+
+    def load_plan(self, agent_id: str) -> tuple[GameTime, str] | None:
+        """The agent's saved plan: its day and JSON; None when it has none."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT day, plan_json FROM plans WHERE agent_id = ?", (agent_id,)
+            ).fetchone()
+        return None if row is None else (float(row[0]), str(row[1]))
+
 
 def _stored(memory: NewMemory, memory_id: int) -> MemoryRecord:
     values = {f.name: getattr(memory, f.name) for f in fields(NewMemory)}

@@ -117,6 +117,7 @@ class BrainServicer(pb_grpc.BrainServicer):
             convert.required_time("game_time", request),
             convert.agent_ticks_from_pb(request.agents),
             request.max_wait_ms,
+            lockstep=request.lockstep,
         )
         return pb.TickResponse(results=[convert.tick_result_to_pb(r) for r in results])
 

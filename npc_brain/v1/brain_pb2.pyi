@@ -305,16 +305,18 @@ class AgentTick(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., observations: _Optional[_Iterable[_Union[Observation, _Mapping]]] = ..., visible_addresses: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TickRequest(_message.Message):
-    __slots__ = ("world_id", "game_time", "agents", "max_wait_ms")
+    __slots__ = ("world_id", "game_time", "agents", "max_wait_ms", "lockstep")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TIME_FIELD_NUMBER: _ClassVar[int]
     AGENTS_FIELD_NUMBER: _ClassVar[int]
     MAX_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    LOCKSTEP_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     game_time: _timestamp_pb2.Timestamp
     agents: _containers.RepeatedCompositeFieldContainer[AgentTick]
     max_wait_ms: int
-    def __init__(self, world_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentTick, _Mapping]]] = ..., max_wait_ms: _Optional[int] = ...) -> None: ...
+    lockstep: bool
+    def __init__(self, world_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentTick, _Mapping]]] = ..., max_wait_ms: _Optional[int] = ..., lockstep: _Optional[bool] = ...) -> None: ...
 
 class AgentResult(_message.Message):
     __slots__ = ("agent_id", "action", "pending", "memory_ids")

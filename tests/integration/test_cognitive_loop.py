@@ -1,7 +1,6 @@
 """Two agents through a game morning with the real default model: day plans, actions at
-known places, a reflection citing real memories, and a tick path that never waits.
-(Conversations between agents are covered with a scripted model in tests/unit: whether
-the 135M model chooses to talk depends on timing on a loaded machine.)"""
+known places, a conversation both remember with the speaker as source, a reflection
+citing real memories, and a tick path that never waits."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from npc_brain.v1 import brain_pb2 as pb
 from tests.integration.server_process import ServerProcess
 
 pytestmark = pytest.mark.integration
-MORNING = 1_676_268_000  # 2023-02-13 06:00 UTC
+MORNING = 1_676_275_200  # 2023-02-13 08:00 UTC
 CAFE, PARK = "the Ville:Hobbs Cafe:counter", "the Ville:Johnson Park:bench"
 AGENTS = {
     "isabella": pb.Persona(
@@ -67,6 +66,15 @@ def test_two_agents_plan_act_at_known_places_and_reflect(tmp_path: Path) -> None
                                     address=CAFE,
                                     importance=6,
                                 ),
+                                *(
+                                    pb.Observation(
+                                        text=f"{AGENTS[b].name} is at the counter",
+                                        address=CAFE,
+                                        subject=b,
+                                    )
+                                    for b in AGENTS
+                                    if b != a
+                                ),
                             ],
                         )
                         for a in AGENTS
@@ -90,6 +98,21 @@ def test_two_agents_plan_act_at_known_places_and_reflect(tmp_path: Path) -> None
             assert plans and "plan for the day" in plans[0].description
 
         deadline = time.monotonic() + 300
+        heard: dict[str, list[pb.Memory]] = {}
+        while len(heard) < 2 and time.monotonic() < deadline:
+            for agent_id in AGENTS:
+                memories = stub.ListMemories(
+                    pb.ListMemoriesRequest(agent_id=agent_id, kinds=[pb.DIALOGUE])
+                ).memories
+                if memories:
+                    heard[agent_id] = list(memories)
+            time.sleep(1)
+        assert set(heard) == set(AGENTS), "no conversation landed in both streams"
+        print("\n".join(m.description for m in heard["klaus"]))
+        for agent_id, other in (("isabella", "klaus"), ("klaus", "isabella")):
+            sources = {(m.source.kind, m.source.agent_id) for m in heard[agent_id]}
+            assert (pb.HEARD, other) in sources and (pb.SEEN, agent_id) in sources
+
         reflections: list[pb.Memory] = []
         while not reflections and time.monotonic() < deadline:
             reflections = list(

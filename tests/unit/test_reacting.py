@@ -1,29 +1,109 @@
-"""Reactions and NPC-to-NPC conversations with a scripted model."""
+"""Reactions and NPC-to-NPC conversations with a scripted model: the paper's two
+questions, the gates that spare the model, re-planning after a conversation, lockstep
+ticks and plans that survive a restart."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from npc_brain.brain import Brain
-from npc_brain.cognition.react import parse_reaction
+from npc_brain.brain import AgentTick, Brain
+from npc_brain.cognition.plan import Block, DayPlan, parse_revision
+from npc_brain.cognition.react import decide_to_talk, parse_reaction
+from npc_brain.llm.base import Completion, Message, TokenSink
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 
-T0 = 1_676_278_800.0  # 09:00
-CAFE = "ville:cafe"
+DAY = 1_676_246_400.0  # 2023-02-13 00:00 UTC
+T0 = DAY + 9 * 3600  # 09:00
+CAFE, PARK = "ville:cafe", "ville:park"
+PLAN = {
+    "wake_up_hour": 7,
+    "plan": [
+        {"hour": 8, "activity": "opening the cafe"},
+        {"hour": 12, "activity": "having lunch"},
+        {"hour": 18, "activity": "reading"},
+    ],
+}
+STEPS = {"steps": [{"activity": "serving coffee", "minutes": 15, "place": CAFE, "emoji": "☕"}]}
+REVISION = {"plan": [{"hour": 17, "activity": "decorating the cafe for the party"}]}
+THOUGHTS = {
+    "planning_thought": "I should decorate the cafe for the party.",
+    "memo": "Klaus will come to the party.",
+}
 
 
-async def _town(brain: Brain) -> None:
+class RoutedChat:
+    """Answers by the kind of question (told by the schema), from a queue per kind."""
+
+    model_id = "routed-chat"
+
+    def __init__(self, **queues: list[dict[str, Any]]) -> None:
+        self.queues = {kind: list(replies) for kind, replies in queues.items()}
+        self.calls: list[str] = []
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        keys = set((schema or {}).get("properties", {}))
+        kind = next(
+            k
+            for k, fields in KINDS.items()
+            if fields <= keys and not (k == "revise" and "wake_up_hour" in keys)
+        )
+        self.calls.append(kind)
+        queue = self.queues.get(kind, [])
+        reply = queue.pop(0) if queue else DEFAULTS.get(kind, {})
+        return Completion(json.dumps(reply), 10, 5)
+
+
+KINDS = {
+    "talk": {"answer"},
+    "reaction": {"decision"},
+    "line": {"utterance"},
+    "thoughts": {"planning_thought"},
+    "rating": {"rating"},
+    "plan": {"wake_up_hour"},
+    "revise": {"plan"},
+    "steps": {"steps"},
+}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "rating": {"rating": 4},
+    "plan": PLAN,
+    "steps": STEPS,
+    "talk": {"answer": "no"},
+    "reaction": {"decision": "continue", "new_activity": "carrying on"},
+}
+
+
+async def _town(brain: Brain, planning: bool = True) -> None:
     for agent_id, name in (("isabella", "Isabella"), ("klaus", "Klaus")):
         await brain.upsert_agent(
-            "", agent_id, Persona(name, home_address=CAFE), T0, Switches(reflection=False)
+            "",
+            agent_id,
+            Persona(name, home_address=CAFE),
+            T0,
+            Switches(reflection=False, planning=planning),
         )
 
 
-async def _settle(brain: Brain, agent_id: str, kind: MemoryKind, count: int) -> list[object]:
+def _sees(other: str, text: str = "is reading at the counter") -> list[Observation]:
+    return [Observation(f"{other} {text}", subject=other, address=CAFE, importance=3)]
+
+
+async def _settle(brain: Brain, agent_id: str, kind: MemoryKind, count: int) -> list[Any]:
     for _ in range(1000):  # up to 10 s on a loaded machine
         page = await brain.list_memories("", agent_id, kinds=[kind])
         if len(page.memories) >= count:
@@ -32,81 +112,172 @@ async def _settle(brain: Brain, agent_id: str, kind: MemoryKind, count: int) -> 
     raise AssertionError(f"{agent_id} has fewer than {count} {kind.name} memories")
 
 
-def test_unusable_reactions_mean_carry_on() -> None:
+def test_unusable_answers_mean_no_talk_and_carry_on() -> None:
     assert parse_reaction("nonsense").choice == "continue"
     assert parse_reaction('{"decision": "dance", "new_activity": "x"}').choice == "continue"
-    assert parse_reaction('{"decision": "talk", "new_activity": "chat"}').choice == "talk"
+    assert parse_reaction('{"decision": "wait", "new_activity": "x"}').choice == "wait"
+    for odd in ("nonsense", '{"answer": "maybe"}', '{"answer": 1}', "[]"):
+        talk, _ = decide_to_talk(ScriptedChat(default=odd), Persona("A"), T0, "", "B", "", [])
+        assert talk is False
 
 
-def test_seeing_another_agent_can_start_a_conversation_both_remember(tmp_path: Path) -> None:
-    chat = ScriptedChat(default={"rating": 4})
-    chat.enqueue(
-        {"decision": "talk", "new_activity": "chatting"},
-        {"utterance": "Klaus, come to my party!", "end_conversation": False},
-        {"utterance": "I would love to.", "end_conversation": False},
-        {"utterance": "See you on the 14th.", "end_conversation": True},
+def test_a_revision_keeps_the_past_and_always_ends_in_sleep() -> None:
+    plan = DayPlan(7, (Block(8, "opening the cafe"), Block(12, "lunch"), Block(22, "sleeping")))
+    revised = parse_revision(json.dumps(REVISION), plan, 9)
+    assert revised.blocks == (
+        Block(8, "opening the cafe"),
+        Block(17, "decorating the cafe for the party"),
+        Block(22, "sleeping"),
     )
-    brain = make_brain(tmp_path, chat)
+    assert parse_revision("nonsense", plan, 9) == plan
+    assert parse_revision('{"plan": [{"hour": 9, "activity": "past"}]}', plan, 9) == plan
+    late = parse_revision('{"plan": [{"hour": 23, "activity": "dancing"}]}', plan, 9)
+    assert late.blocks[-1] == Block(23, "dancing")  # no hour left for sleep: no clash
+
+
+def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
+    chat = RoutedChat(
+        talk=[{"answer": "yes"}],
+        line=[
+            {"utterance": "Klaus, come to my party!", "end_conversation": False},
+            {"utterance": "I would love to.", "end_conversation": False},
+            {"utterance": "See you on the 14th.", "end_conversation": True},
+        ],
+        thoughts=[THOUGHTS, THOUGHTS],
+        revise=[REVISION, REVISION],
+    )
+    brain = make_brain(tmp_path, chat)  # type: ignore[arg-type]
 
     async def scenario() -> None:
         await _town(brain)
-        await brain.perceive(
-            "",
-            "isabella",
-            T0,
-            [
-                Observation(
-                    "Klaus is reading at the counter", subject="klaus", address=CAFE, importance=3
-                )
-            ],
-        )
+        for agent_id in ("isabella", "klaus"):  # each has a plan for the day
+            await brain.act("", agent_id, T0, 5000)
+        await brain.perceive("", "isabella", T0, _sees("klaus"))
         heard = await _settle(brain, "klaus", MemoryKind.DIALOGUE, 3)
-        mine = await _settle(brain, "isabella", MemoryKind.DIALOGUE, 3)
         assert {m.source for m in heard} == {
-            Source(SourceKind.HEARD, "isabella"),  # type: ignore[attr-defined]
+            Source(SourceKind.HEARD, "isabella"),
             Source(SourceKind.SEEN, "klaus"),
         }
-        assert {m.source for m in mine} == {
-            Source(SourceKind.SEEN, "isabella"),  # type: ignore[attr-defined]
-            Source(SourceKind.HEARD, "klaus"),
-        }
+        plans = await _settle(brain, "klaus", MemoryKind.PLAN, 2)
+        assert "revised plan" in plans[-1].description and "decorating" in plans[-1].description
+        thoughts = await _settle(brain, "klaus", MemoryKind.REFLECTION, 2)
+        lines = {m.memory_id for m in heard}
+        assert all(set(t.evidence_ids) <= lines and t.evidence_ids for t in thoughts)
         action, _ = await brain.act("", "klaus", T0 + 60, 0)
         assert action.chat_with_agent_id == "isabella"
         assert [x.speaker_id for x in action.chat] == ["isabella", "klaus", "isabella"]
-        assert action.chat[-1].end_conversation
-        calls = len(chat.history)
-        await brain.perceive(
-            "",
-            "isabella",
-            T0 + 120,
-            [Observation("Klaus waves", subject="klaus", address=CAFE, importance=3)],
-        )
+        # The cooldown: no new decision about Klaus, nor by Klaus about Isabella, yet.
+        calls = len(chat.calls)
+        await brain.perceive("", "isabella", T0 + 120, _sees("klaus", "waves"))
+        await brain.perceive("", "klaus", T0 + 120, _sees("isabella", "waves"))
         await asyncio.sleep(0.1)
-        assert len(chat.history) == calls  # cooldown: no new decision about Klaus yet
+        assert chat.calls[calls:].count("talk") == 0
+
+    asyncio.run(scenario())
+    assert chat.calls.count("talk") == 1 and chat.calls.count("revise") == 2
+
+
+def test_not_talking_asks_the_second_question_react_or_wait(tmp_path: Path) -> None:
+    chat = RoutedChat(
+        reaction=[
+            {"decision": "react", "new_activity": "helping klaus with his books"},
+            {"decision": "wait", "new_activity": "x"},
+        ]
+    )
+    brain = make_brain(tmp_path, chat, reaction_cooldown_minutes=0)  # type: ignore[arg-type]
+
+    async def scenario() -> list[str]:
+        await _town(brain)
+        seen = []
+        for i, minutes in enumerate((0, 20)):
+            now = T0 + minutes * 60
+            observed = _sees("klaus", f"dropped book number {i}")
+            await brain.tick("", now, [AgentTick("isabella", observed)], lockstep=True)
+            action, _ = await brain.act("", "isabella", now + 60, 0)
+            seen.append(f"{action.description} @ {action.address}")
+        return seen
+
+    assert asyncio.run(scenario()) == [
+        f"helping klaus with his books @ {CAFE}",
+        f"waiting for Klaus to finish @ {CAFE}",
+    ]
+    assert chat.calls.count("talk") == 2 and chat.calls.count("reaction") == 2
+
+
+def test_gates_spare_the_model(tmp_path: Path) -> None:
+    chat = RoutedChat()
+    brain = make_brain(tmp_path, chat)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        await _town(brain)
+        at_night = DAY + 3 * 3600  # both asleep before their 7:00 wake-up
+        for agent_id in ("isabella", "klaus"):
+            action, _ = await brain.act("", agent_id, at_night, 5000)
+            assert action.emoji == "😴"
+        before = len(chat.calls)
+        await brain.tick("", at_night, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        assert chat.calls[before:] == []  # asleep: no reaction
+        await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        assert chat.calls.count("talk") == 0  # nothing new perceived: no decision
+        await brain.tick("", T0, [AgentTick("isabella", _sees("klaus", "waves"))], lockstep=True)
+        assert chat.calls.count("talk") == 1  # awake: one decision (no talk, continue)
+        await brain.tick(
+            "", T0 + 600, [AgentTick("isabella", _sees("klaus", "eats"))], lockstep=True
+        )
+        assert chat.calls.count("talk") == 1  # decided about Klaus minutes ago: left be
 
     asyncio.run(scenario())
 
 
-def test_reacting_with_a_new_activity_replaces_the_current_action(tmp_path: Path) -> None:
-    chat = ScriptedChat(default={"rating": 4})
-    chat.enqueue({"decision": "react", "new_activity": "helping klaus with his books"})
-    brain = make_brain(tmp_path, chat)
-
-    async def scenario() -> str:
-        await _town(brain)
-        await brain.perceive(
-            "",
-            "isabella",
-            T0,
-            [Observation("Klaus dropped his books", subject="klaus", address=CAFE, importance=5)],
+def test_a_lockstep_tick_answers_with_the_conversation_finished(tmp_path: Path) -> None:
+    def run(path: Path) -> list[str]:
+        chat = RoutedChat(
+            talk=[{"answer": "yes"}],
+            line=[
+                {"utterance": "Hello Klaus.", "end_conversation": False},
+                {"utterance": "Bye.", "end_conversation": True},
+            ],
         )
-        while not chat.history:  # the reaction is decided before the agent next acts
-            await asyncio.sleep(0.01)
-        for _ in range(1000):  # up to 10 s on a loaded machine
-            action, _ = await brain.act("", "isabella", T0 + 60, 0)
-            if action.description == "helping klaus with his books":
-                return action.address
-            await asyncio.sleep(0.01)
-        raise AssertionError("no reaction")
+        brain = make_brain(path, chat)  # type: ignore[arg-type]
 
-    assert asyncio.run(scenario()) == CAFE
+        async def scenario() -> list[str]:
+            await _town(brain, planning=True)
+            results = await brain.tick(
+                "",
+                T0,
+                [AgentTick("isabella", _sees("klaus")), AgentTick("klaus", _sees("isabella"))],
+                max_wait_ms=0,
+                lockstep=True,
+            )
+            assert not any(r.pending for r in results)
+            page = await brain.list_memories("", "klaus", kinds=[MemoryKind.DIALOGUE])
+            assert len(page.memories) == 2  # stored before the tick answered
+            return [f"{r.agent_id}: {r.action.description}" for r in results]
+
+        return asyncio.run(scenario())
+
+    first = run(tmp_path / "a")
+    assert first == ["isabella: talking with Klaus", "klaus: talking with Isabella"]
+    assert run(tmp_path / "b") == first
+
+
+def test_the_plan_of_the_day_survives_a_restart(tmp_path: Path) -> None:
+    chat = RoutedChat()
+
+    async def day_so_far(brain: Brain) -> str:
+        await brain.upsert_agent("", "isabella", Persona("Isabella", home_address=CAFE), T0)
+        action, _ = await brain.act("", "isabella", T0, 5000)
+        brain.close()
+        return action.description
+
+    assert asyncio.run(day_so_far(make_brain(tmp_path, chat))) == "serving coffee"  # type: ignore[arg-type]
+    assert chat.calls.count("plan") == 1 and chat.calls.count("steps") == 1
+
+    async def after_restart(brain: Brain) -> str:
+        action, _ = await brain.act("", "isabella", T0 + 600, 5000)
+        brain.close()
+        return action.description
+
+    again = RoutedChat()
+    assert asyncio.run(after_restart(make_brain(tmp_path, again))) == "serving coffee"  # type: ignore[arg-type]
+    assert again.calls == []  # neither the day nor the hour planned again
