@@ -96,7 +96,7 @@ class Settings:
         120, "game minutes before the same two agents may talk again", 0, 100000
     )
     reaction_cooldown_minutes: int = _setting(
-        30, "game minutes before an agent decides again how to react to the same agent", 0, 100000
+        30, "game minutes before an agent stops to consider another agent again", 0, 100000
     )
     max_conversation_turns: int = _setting(
         6, "lines in one conversation between agents at most", 2, 40

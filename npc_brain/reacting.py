@@ -7,9 +7,9 @@ two retrievals: the observer's relationship with the other agent and what that a
 doing. Talking runs a conversation turn by turn; both agents remember every line, what
 each heard carrying the speaker as its source, then write the paper's post-conversation
 thoughts and plan the rest of their day again. Gates spare the model: nobody reacts
-while asleep or talking, nor to someone asleep, and after deciding about someone an
-agent leaves them be for `reaction_cooldown_minutes` (after a conversation:
-`conversation_cooldown_minutes`).
+while asleep or talking, nor to someone asleep; an agent stops to consider others at
+most once per `reaction_cooldown_minutes`, and two agents talk again only after
+`conversation_cooldown_minutes`.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ class Reacting:
     def __init__(self, faculties: Faculties, planning: Planning) -> None:
         self._f = faculties
         self._planning = planning
-        self._quiet_until: dict[tuple[str, str, str], GameTime] = {}
+        self._quiet_until: dict[tuple[str, str, str], GameTime] = {}  # pair: no more talk
+        self._calm_until: dict[tuple[str, str], GameTime] = {}  # agent: no new reaction
         self._running: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._talking: set[tuple[str, str]] = set()  # (world, agent) in a conversation now
 
@@ -67,7 +68,7 @@ class Reacting:
         key = (world.world_id, agent.agent_id)
         if not agent.planning_enabled or key in self._running:
             return
-        if self._busy(world, agent, game_time):
+        if self._busy(world, agent, game_time) or self._calm_until.get(key, -1e18) > game_time:
             return
         for o in observations:
             other = world.store.get_agent(o.subject) if o.subject != agent.agent_id else None
@@ -88,7 +89,8 @@ class Reacting:
         seen: Observation,
         game_time: GameTime,
     ) -> None:
-        self._hush(world, agent, other, game_time, self._f.settings.reaction_cooldown_minutes)
+        calm = game_time + self._f.settings.reaction_cooldown_minutes * 60
+        self._calm_until[(world.world_id, agent.agent_id)] = calm
         doing = _doing(world, agent)
         name, other_name = agent.persona.name, other.persona.name
         context = _distinct(
@@ -270,9 +272,8 @@ class Reacting:
     def _hush(
         self, world: World, a: AgentRecord, b: AgentRecord, game_time: GameTime, minutes: int
     ) -> None:
-        """a decides nothing more about b for `minutes` of game time."""
-        key = (world.world_id, a.agent_id, b.agent_id)
-        self._quiet_until[key] = max(self._quiet_until.get(key, -1e18), game_time + minutes * 60)
+        """a does not consider talking to b again for `minutes` of game time."""
+        self._quiet_until[(world.world_id, a.agent_id, b.agent_id)] = game_time + minutes * 60
 
     def _finished(self, key: tuple[str, str], task: asyncio.Task[None]) -> None:
         self._running.pop(key, None)

@@ -225,6 +225,13 @@ def test_gates_spare_the_model(tmp_path: Path) -> None:
             "", T0 + 600, [AgentTick("isabella", _sees("klaus", "eats"))], lockstep=True
         )
         assert chat.calls.count("talk") == 1  # decided about Klaus minutes ago: left be
+        await brain.upsert_agent("", "maria", Persona("Maria", home_address=CAFE), T0)
+        await brain.tick("", T0 + 900, [AgentTick("isabella", _sees("maria"))], lockstep=True)
+        assert chat.calls.count("talk") == 1  # nor anyone else within the cooldown
+        await brain.tick(
+            "", T0 + 1860, [AgentTick("isabella", _sees("maria", "sits"))], lockstep=True
+        )
+        assert chat.calls.count("talk") == 2  # 31 minutes on: Maria is considered
 
     asyncio.run(scenario())
 
