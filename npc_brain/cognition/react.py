@@ -108,12 +108,17 @@ def parse_reaction(text: str) -> Reaction:
     return Reaction(choice, activity.strip())
 
 
+# A spoken sentence or two: a capital first, an end mark last, no markup. Small models
+# otherwise answer with a bare name or echo the instructions.
+UTTERANCE_PATTERN = "^[A-Z][A-Za-z0-9 ,.;:'!?-]{10,110}[.!?]$"
+
+
 def turn_schema(may_end: bool) -> dict[str, object]:
-    """A line of at most a couple of sentences; the opener cannot end the conversation."""
+    """A line of a sentence or two; the opener cannot end the conversation."""
     return {
         "type": "object",
         "properties": {
-            "utterance": {"type": "string", "minLength": 1, "maxLength": 120},
+            "utterance": {"type": "string", "pattern": UTTERANCE_PATTERN},
             "end_conversation": {"type": "boolean"} if may_end else one_of([False]),
         },
         "required": ["utterance", "end_conversation"],
