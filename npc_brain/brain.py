@@ -310,12 +310,16 @@ class Brain:
             action, pending = await self._acting.act(world, agent, game_time, wait)
             if lockstep:
                 await self._settle(world)
-                action, pending = world.state(agent.agent_id).action or action, False
             return TickResult(item.agent_id, action, pending, ids)
 
-        if lockstep:
-            return [await one(item, agent) for item, agent in zip(agents, checked, strict=True)]
-        return list(await asyncio.gather(*map(one, agents, checked)))
+        if not lockstep:
+            return list(await asyncio.gather(*map(one, agents, checked)))
+        results = [await one(item, agent) for item, agent in zip(agents, checked, strict=True)]
+        # What a later agent started (a conversation with an earlier one) shows for both.
+        return [
+            TickResult(r.agent_id, world.state(r.agent_id).action or r.action, False, r.memory_ids)
+            for r in results
+        ]
 
     async def _settle(self, world: World) -> None:
         """Waits until no reaction, conversation, reflection or decision of the world runs."""

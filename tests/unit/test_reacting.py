@@ -252,7 +252,8 @@ def test_a_lockstep_tick_answers_with_the_conversation_finished(tmp_path: Path) 
             results = await brain.tick(
                 "",
                 T0,
-                [AgentTick("isabella", _sees("klaus")), AgentTick("klaus", _sees("isabella"))],
+                # Klaus, the later agent, starts it: Isabella's result shows it too.
+                [AgentTick("isabella"), AgentTick("klaus", _sees("isabella"))],
                 max_wait_ms=0,
                 lockstep=True,
             )
