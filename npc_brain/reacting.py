@@ -174,8 +174,8 @@ class Reacting:
             self._f.usage.record(
                 world.world_id, speaker.agent_id, "dialogue", completion, game_time
             )
-            if line is None:
-                break
+            if line is None or _repeats(line.text, lines):
+                break  # an unusable line, or one parroting an earlier one, ends it
             lines.append(Line(speaker.agent_id, line.text, line.end_conversation))
             if line.end_conversation:
                 break
@@ -298,6 +298,16 @@ def _where(world: World, agent: AgentRecord) -> str:
 def _asleep(world: World, agent: AgentRecord, game_time: GameTime) -> bool:
     action = world.state(agent.agent_id).action
     return action is not None and action.covers(game_time) and action.emoji == SLEEP_EMOJI
+
+
+def _repeats(text: str, lines: Sequence[Line], overlap: float = 0.6) -> bool:
+    """True when most of the words of `text` and of an earlier line are the same."""
+    words = set(text.lower().split())
+    for line in lines:
+        said = set(line.text.lower().split())
+        if len(words & said) > overlap * max(1, min(len(words), len(said))):
+            return True
+    return False
 
 
 def _distinct(memories: Sequence[MemoryRecord]) -> list[MemoryRecord]:

@@ -8,6 +8,7 @@ whether to continue, react with a new activity, or wait; a conversation turn is
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,12 +114,16 @@ def parse_reaction(text: str) -> Reaction:
 UTTERANCE_PATTERN = "^[A-Z][A-Za-z0-9 ,.;:'!?-]{10,110}[.!?]$"
 
 
-def turn_schema(may_end: bool) -> dict[str, object]:
-    """A line of a sentence or two; the opener cannot end the conversation."""
+def turn_schema(may_end: bool, greet: str = "") -> dict[str, object]:
+    """A line of a sentence or two; the opener greets `greet` by name and cannot end the
+    conversation (a small model otherwise takes the listener's part)."""
+    pattern = UTTERANCE_PATTERN
+    if greet:
+        pattern = f"^(Hi|Hello|Hey) {re.escape(greet)}[,!] [A-Za-z0-9 ,.;:'!?-]{{8,100}}[.!?]$"
     return {
         "type": "object",
         "properties": {
-            "utterance": {"type": "string", "pattern": UTTERANCE_PATTERN},
+            "utterance": {"type": "string", "pattern": pattern},
             "end_conversation": {"type": "boolean"} if may_end else one_of([False]),
         },
         "required": ["utterance", "end_conversation"],
@@ -156,7 +161,8 @@ def conversation_turn(
             messages.append(Message("assistant", json.dumps({"utterance": line.text})))
         else:
             messages.append(Message("user", f"{listener_name}: {line.text}"))
-    schema = turn_schema(may_end=bool(so_far))
+    opener = listener_name.split()[0] if not so_far and listener_name.isascii() else ""
+    schema = turn_schema(may_end=bool(so_far), greet=opener)
     completion = chat.complete(messages, max_tokens=100, schema=schema, temperature=0.7)
     try:
         answer = json.loads(completion.text)

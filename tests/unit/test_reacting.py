@@ -12,7 +12,7 @@ from typing import Any
 
 from npc_brain.brain import AgentTick, Brain
 from npc_brain.cognition.plan import Block, DayPlan, parse_revision
-from npc_brain.cognition.react import decide_to_talk, parse_reaction
+from npc_brain.cognition.react import decide_to_talk, parse_reaction, turn_schema
 from npc_brain.llm.base import Completion, Message, TokenSink
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
@@ -119,6 +119,40 @@ def test_unusable_answers_mean_no_talk_and_carry_on() -> None:
     for odd in ("nonsense", '{"answer": "maybe"}', '{"answer": 1}', "[]"):
         talk, _ = decide_to_talk(ScriptedChat(default=odd), Persona("A"), T0, "", "B", "", [])
         assert talk is False
+
+
+def test_the_opener_greets_the_listener_and_cannot_end_the_talk() -> None:
+    import re
+
+    opener = turn_schema(may_end=False, greet="Klaus")["properties"]
+    assert opener["end_conversation"] == {"enum": [False]}  # type: ignore[index]
+    pattern = opener["utterance"]["pattern"]  # type: ignore[index]
+    assert re.match(pattern, "Hi Klaus, I am throwing a party on Tuesday.")
+    assert not re.match(pattern, "Hi Isabella, I am Klaus.")
+    reply = turn_schema(may_end=True)["properties"]
+    assert reply["end_conversation"] == {"type": "boolean"}  # type: ignore[index]
+
+
+def test_a_line_parroting_an_earlier_one_ends_the_conversation(tmp_path: Path) -> None:
+    chat = RoutedChat(
+        line=[
+            {"utterance": "Hi Klaus, it is a lovely day at the cafe.", "end_conversation": False},
+            {"utterance": "Yes, I finished my paper today.", "end_conversation": False},
+            {"utterance": "It is a lovely day at the cafe, Klaus!", "end_conversation": False},
+        ]
+    )
+    chat.queues["talk"] = [{"answer": "yes"}]
+    brain = make_brain(tmp_path, chat)  # type: ignore[arg-type]
+
+    async def scenario() -> list[str]:
+        await _town(brain)
+        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        return [line.text for line in result.action.chat]
+
+    assert asyncio.run(scenario()) == [
+        "Hi Klaus, it is a lovely day at the cafe.",
+        "Yes, I finished my paper today.",
+    ]
 
 
 def test_a_revision_keeps_the_past_and_always_ends_in_sleep() -> None:
