@@ -1,4 +1,5 @@
-"""The cognition scheduler: one thread owns the chat model and serves jobs by priority.
+"""The cognition scheduler: a worker thread owns the chat model and serves jobs by priority
+(a remote model server with N parallel slots gets N workers).
 
 Player dialogue comes before reactions, reactions before plan decomposition, then
 importance, then reflection. The queue is bounded: when it is full, a new job pushes
@@ -54,9 +55,13 @@ class _Job:
 
 
 class Scheduler:
-    """A bounded priority queue served by one worker thread."""
+    """A bounded priority queue served by `workers` threads (one for the embedded model;
+    a remote model server with parallel slots gets as many): each takes the most
+    urgent waiting job when it is free."""
 
-    def __init__(self, name: str = "cognition", capacity: int = 256) -> None:
+    def __init__(self, name: str = "cognition", capacity: int = 256, workers: int = 1) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
         self.capacity = capacity
         self.dropped: Counter[str] = Counter()  # why jobs were not run
         self._heap: list[_Job] = []
@@ -65,8 +70,12 @@ class Scheduler:
         self._sequence = itertools.count()
         self._lock = threading.Condition()
         self._closed = False
-        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=self._serve, name=f"{name}-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
 
     @property
     def waiting(self) -> int:
@@ -115,13 +124,14 @@ class Scheduler:
         return await future
 
     def close(self) -> None:
-        """Refuses new jobs, fails waiting ones, and stops the worker after its job."""
+        """Refuses new jobs, fails waiting ones, and stops the workers after their jobs."""
         with self._lock:
             self._closed = True
             for job in self._heap:
                 self._discard(job, ResourceExhausted("the server is shutting down"), "shutdown")
             self._lock.notify_all()
-        self._thread.join(timeout=60)
+        for thread in self._threads:
+            thread.join(timeout=60)
 
     def _make_room(self, incoming: _Job) -> None:
         live = [j for j in self._heap if not j.done]

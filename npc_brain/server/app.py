@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
-from npc_brain.llm.llama import LlamaChat, LlamaEmbedder
+from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
 from npc_brain.server.auth import check_exposure
 from npc_brain.server.http import HttpServer, create_http_server
 from npc_brain.server.registration import add_brain_to_server
@@ -29,14 +29,10 @@ MAX_MESSAGE_BYTES = Settings.max_message_bytes  # the default; `max_message_byte
 
 
 def build_brain(settings: Settings) -> Brain:
-    """Loads the models named by the settings and opens the data directory."""
-    embedder = LlamaEmbedder(settings.embed_model_path(), threads=settings.embed_threads)
-    chat = LlamaChat(
-        settings.chat_model_path(),
-        n_ctx=settings.chat_context,
-        threads=settings.threads,
-        seed=settings.seed,
-    )
+    """Loads the models named by the settings (or connects to the model servers they
+    name) and opens the data directory."""
+    embedder = embedder_from_settings(settings)
+    chat = chat_from_settings(settings)  # a chat_url server, or the embedded GGUF
     worlds = WorldRegistry(
         settings.data_dir, embedder.model_id, embedder.dimension, settings.exact_retrieval_limit
     )
