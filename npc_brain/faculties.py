@@ -15,7 +15,9 @@ from npc_brain.action import Line
 from npc_brain.config import Settings
 from npc_brain.importance.base import Estimate
 from npc_brain.importance.registry import Estimators
+from npc_brain.llm.backends import chat_workers
 from npc_brain.llm.base import ChatModel, Embedder
+from npc_brain.llm.embed_cache import EmbeddingCache
 from npc_brain.memory.records import (
     GameTime,
     MemoryKind,
@@ -45,8 +47,11 @@ class Faculties:
         self.chat = chat
         self.embedder = embedder
         self.settings = settings
-        self.scheduler = Scheduler("cognition", settings.cognition_queue)
+        self.scheduler = Scheduler(
+            "cognition", settings.cognition_queue, workers=chat_workers(settings)
+        )
         self.embed_worker = ModelWorker("embed")
+        self.embeddings = EmbeddingCache(settings.embedding_cache_size, embedder.dimension)
         self.usage = UsageLedger()
         self.importance_estimators = Estimators(settings, chat, embedder)
         # (estimator, agent name, text) -> estimate, with the anchors that decided it
@@ -57,7 +62,13 @@ class Faculties:
         self.embed_worker.shutdown()
 
     async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        return await self.embed_worker.run(self.embedder.embed, list(texts))
+        """Rows for `texts`: known texts from the cache (without leaving the event loop),
+        the others computed in one batch on the embedder's thread, each distinct text once."""
+        rows, missing = self.embeddings.lookup(texts)
+        if not missing:
+            return rows
+        computed = await self.embed_worker.run(self.embedder.embed, missing)
+        return self.embeddings.fill(rows, texts, missing, computed)
 
     async def importance(
         self,

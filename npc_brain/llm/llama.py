@@ -3,10 +3,13 @@
 Each instance owns one llama.cpp context and serves one call at a time (a lock
 guards it), so several RPCs arriving at once queue rather than corrupt its state.
 The chat template is the one stored in the GGUF; JSON schemas become grammars.
+Prompt prefixes that repeat (persona, instructions) are restored from saved states
+rather than evaluated again (prompt_cache.py); the embedder embeds a list in batches.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import threading
@@ -24,6 +27,12 @@ from numpy.typing import NDArray
 from npc_brain.errors import FailedPrecondition
 from npc_brain.llm.base import Completion, Message, TokenSink, normalise_rows
 from npc_brain.llm.markup import Defuser
+from npc_brain.llm.prompt_cache import (
+    PromptCacheStats,
+    PromptStates,
+    SavedState,
+    prompt_boundaries,
+)
 
 # Used when a GGUF carries no chat template of its own.
 CHATML_TEMPLATE = (
@@ -31,6 +40,7 @@ CHATML_TEMPLATE = (
     "{{ message['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+PROMPT_CACHE_BYTES = 256 * 1024 * 1024  # ~100 persona prefixes of SmolLM2-135M
 
 
 def _require_file(path: Path, what: str) -> None:
@@ -53,11 +63,22 @@ def _threads(threads: int) -> int:
 class LlamaChat:
     """A chat model served by llama.cpp from a GGUF file."""
 
-    def __init__(self, path: Path, *, n_ctx: int = 2048, threads: int = 0, seed: int = 0) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        n_ctx: int = 2048,
+        threads: int = 0,
+        seed: int = 0,
+        prompt_cache_bytes: int = PROMPT_CACHE_BYTES,
+    ) -> None:
         _require_file(path, "chat")
         self.model_id = path.name
         self._seed = seed
         self._lock = threading.Lock()
+        self._states = PromptStates(prompt_cache_bytes)
+        self._live_ends: tuple[int, ...] = ()  # the splits the live context was evaluated with
+        self.prompt_cache_stats = PromptCacheStats()
         self._llama = Llama(
             model_path=str(path),
             n_ctx=n_ctx,
@@ -79,10 +100,16 @@ class LlamaChat:
         on_token: TokenSink | None = None,
     ) -> Completion:
         grammar = _grammar(json.dumps(schema)) if schema is not None else None
+        dicts = [_as_dict(m, self._defuse) for m in messages]
         with self._lock:
             llama: Any = self._llama  # its TypedDicts do not fit streamed chunks
+            template: Any = self._template
+            rendered = template(messages=dicts)
+            add_bos = not rendered.added_special
+            tokens = self._tokenize(rendered.prompt, add_bos)
+            self._resume(tokens, rendered.prompt, dicts, add_bos)
             chunks = llama.create_chat_completion(
-                messages=[_as_dict(m, self._defuse) for m in messages],
+                messages=dicts,
                 max_tokens=max_tokens,
                 temperature=temperature,
                 seed=self._seed if seed is None else seed,
@@ -101,6 +128,8 @@ class LlamaChat:
                 finish_reason = choice.get("finish_reason") or finish_reason
             completion_tokens = len(pieces)
             prompt_tokens = max(0, self._llama.n_tokens - completion_tokens)
+            if self._llama.input_ids[: len(tokens)].tolist() != tokens:
+                self._live_ends = ()  # the handler tokenized otherwise: trust no split
         return Completion(
             "".join(pieces), prompt_tokens, completion_tokens, truncated=finish_reason == "length"
         )
@@ -116,10 +145,12 @@ class LlamaChat:
         """
         encoded = [self._llama.tokenize(o.encode(), add_bos=False) for o in options]
         _check_no_prefixes(options, encoded)
+        dicts = [_as_dict(m, self._defuse) for m in messages]
         with self._lock:
             template: Any = self._template
-            rendered = template(messages=[_as_dict(m, self._defuse) for m in messages]).prompt
-            prompt = self._llama.tokenize((rendered + answer_prefix).encode(), special=True)
+            rendered = template(messages=dicts).prompt + answer_prefix
+            prompt = self._tokenize(rendered, True)
+            self._resume(prompt, rendered, dicts, True)
             probabilities = [1.0] * len(options)
             evaluations = 0
 
@@ -142,6 +173,67 @@ class LlamaChat:
 
             walk(prompt, list(range(len(options))), 0)
         return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
+
+    def _tokenize(self, text: str, add_bos: bool) -> list[int]:
+        tokens: list[int] = self._llama.tokenize(text.encode(), add_bos=add_bos, special=True)
+        return tokens
+
+    def _resume(
+        self, tokens: list[int], prompt: str, dicts: Sequence[Mapping[str, str]], add_bos: bool
+    ) -> None:
+        """Leaves the context holding the prompt up to its last boundary, evaluated split at
+        its boundaries: from the live context or a saved state where they fit, evaluating
+        only the rest (and saving a state where a prefix repeats). Generation then
+        evaluates the remainder as one batch, as it would without any cache."""
+        llama: Any = self._llama
+        if len(tokens) >= llama.n_ctx():
+            return  # too long: llama-cpp-python refuses it with its own error
+        ends = prompt_boundaries(
+            prompt, [d["content"] for d in dicts], tokens, lambda t: self._tokenize(t, add_bos)
+        )
+        live = Llama.longest_token_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
+        start = 0
+        for i, end in enumerate(ends):
+            if end <= live and self._live_ends[: i + 1] == tuple(ends[: i + 1]):
+                start = end
+        saved = self._states.deepest(tokens, ends)
+        if saved is not None and len(saved.tokens) > start and self._restore(saved):
+            start = len(saved.tokens)
+        if start == 0:
+            llama.reset()
+        llama.n_tokens = start
+        self._live_ends = tuple(ends)
+        stats = self.prompt_cache_stats
+        stats.prompt_tokens += len(tokens)
+        stats.reused_tokens += start
+        todo = [end for end in ends if end > start]
+        keep = max((e for e in todo if self._states.worth_saving(tuple(tokens[:e]))), default=0)
+        for end in todo:
+            llama.eval(tokens[llama.n_tokens : end])
+            if end == keep:
+                self._save(tuple(tokens[:end]), tuple(ends[: ends.index(end) + 1]))
+
+    def _save(self, tokens: tuple[int, ...], ends: tuple[int, ...]) -> None:
+        ctx = self._llama._ctx.ctx  # noqa: SLF001 - the state calls need the raw context
+        size = llama_cpp.llama_state_get_size(ctx)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_get_data(ctx, buffer, size)
+        self._states.put(SavedState(tokens, ends, ctypes.string_at(buffer, written)))
+        self.prompt_cache_stats.saves += 1
+
+    def _restore(self, saved: SavedState) -> bool:
+        llama: Any = self._llama
+        size = len(saved.data)
+        buffer = (ctypes.c_uint8 * size).from_buffer_copy(saved.data)
+        if llama_cpp.llama_state_set_data(llama._ctx.ctx, buffer, size) != size:
+            llama.reset()  # the live context is gone; evaluate from the start
+            self._live_ends = ()
+            return False
+        llama.input_ids[: len(saved.tokens)] = saved.tokens
+        llama.n_tokens = len(saved.tokens)
+        llama._requires_eval = True
+        self.prompt_cache_stats.restores += 1
+        return True
 
     def _logits_after(self, tokens: list[int]) -> NDArray[np.float32]:
         """Next-token logits after `tokens`, reusing the cached common prefix."""
@@ -208,6 +300,6 @@ class LlamaEmbedder:
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:
-            rows = [self._llama.embed(text, truncate=True) for text in texts]
+        with self._lock:  # one list: llama.cpp packs the texts into shared batches
+            rows = self._llama.embed(list(texts), truncate=True)
         return normalise_rows(np.asarray(rows, dtype=np.float32))

@@ -1,0 +1,58 @@
+"""Saved prompt states on the real chat model: reused across interleaved agents, and the
+answers are exactly those of a model without them, whatever came before (determinism)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from npc_brain.cognition.prompts import clock
+from npc_brain.llm.base import Message
+from npc_brain.llm.llama import LlamaChat
+from npc_brain.persona import Persona
+
+REPO = Path(__file__).resolve().parents[2]
+MODEL = REPO / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+T0 = 1_676_365_200.0
+SCHEMA = {
+    "type": "object",
+    "properties": {"activity": {"type": "string", "maxLength": 40}},
+    "required": ["activity"],
+}
+
+pytestmark = pytest.mark.integration
+
+
+def prompt(persona: Persona, hour: int) -> list[Message]:
+    return [
+        Message("system", f"{persona.describe()}\n\nIt is {clock(T0 + 3600 * hour)}."),
+        Message("user", f"What does {persona.name} do now? Answer with JSON."),
+    ]
+
+
+@pytest.fixture(scope="module")
+def model() -> Path:
+    if not MODEL.is_file():
+        pytest.skip(f"{MODEL} is missing; run `npc-brain models fetch` first")
+    return MODEL
+
+
+def test_interleaved_agents_reuse_states_and_answer_as_without_them(model: Path) -> None:
+    ada = Persona("Ada Lovelace", 36, "curious, precise", "writes notes on engines", "at home")
+    tom = Persona("Tom Moreno", 50, "grumpy, hardworking", "owns the grocery store", "at work")
+    calls = [(ada, 8), (tom, 8), (ada, 9), (tom, 9), (ada, 10), (ada, 8)]
+    cached = LlamaChat(model, seed=7)
+    answers = [
+        cached.complete(prompt(p, h), max_tokens=14, schema=SCHEMA, temperature=0.7).text
+        for p, h in calls
+    ]
+    stats = cached.prompt_cache_stats
+    assert stats.saves >= 2 and stats.restores >= 1
+    assert stats.reused_tokens > 0
+
+    plain = LlamaChat(model, seed=7, prompt_cache_bytes=0)
+    for (p, h), answer in reversed(list(zip(calls, answers, strict=True))):
+        again = plain.complete(prompt(p, h), max_tokens=14, schema=SCHEMA, temperature=0.7)
+        assert again.text == answer, f"{p.name} at {h}:00"
+    assert plain.prompt_cache_stats.restores == 0
