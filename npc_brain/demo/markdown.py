@@ -1,0 +1,203 @@
+"""The report for people: Markdown, made from the JSON report, linking the pictures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DIFFUSION_SVG = "diffusion.svg"
+NETWORK_SVG = "network.svg"
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _time(iso_time: str) -> str:
+    return iso_time.replace("T", " ").removesuffix(":00Z")
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def render(report: dict[str, Any]) -> str:
+    config = report["config"]
+    names: dict[str, str] = config["agents"]
+
+    def who(agent_id: str) -> str:
+        return names.get(agent_id, agent_id)
+
+    calls = report["model_calls"]
+    density = report["network_density"]
+    out = [
+        f"# npc-brain demo: {config['town']}, {_time(config['start'])} to {_time(config['end'])}",
+        "",
+        f"{len(names)} agents for {config['game_hours']:g} game hours in steps of "
+        f"{config['step_minutes']} minutes; model `{config['model']}`, seed {config['seed']}, "
+        f"ablation `{config['ablation']}`.",
+        "",
+        "## Summary",
+        "",
+        *_table(
+            ["measure", "value"],
+            [
+                ["conversations", len(report["conversations"])],
+                ["reflections written", len(report["reflections"])],
+                *[
+                    [f"knew of: {s['title']}", f"{s['count']} of {s['of']}"]
+                    for s in report["diffusion"]["seeds"].values()
+                ],
+                ["network density (start -> end)", f"{density['start']} -> {density['end']}"],
+                [
+                    "model calls per agent per game hour",
+                    calls["per_agent_per_game_hour"]["calls"],
+                ],
+                ["wall-clock seconds per game hour", report["wall_seconds_per_game_hour"]],
+            ],
+        ),
+        "",
+        "## Information diffusion",
+        "",
+        f"![Who knows each seed over game time]({DIFFUSION_SVG})",
+        "",
+        report["diffusion"]["definition"],
+        "",
+    ]
+    for seed in report["diffusion"]["seeds"].values():
+        out += [
+            f"### {seed['title']} ({seed['count']} of {seed['of']})",
+            "",
+            f"Started with {who(seed['holder'])}; key phrases: "
+            + ", ".join(f"`{p}`" for p in seed["key_phrases"]),
+            "",
+            *_table(
+                ["agent", "knew since", "the record that shows it", "kind", "source"],
+                [
+                    [
+                        who(k["agent"]),
+                        _time(k["since"]),
+                        k["memory"]["description"],
+                        k["memory"]["kind"],
+                        k["memory"]["source"]
+                        + (
+                            f" ({who(k['memory']['source_agent'])})"
+                            if k["memory"]["source_agent"]
+                            else ""
+                        ),
+                    ]
+                    for k in seed["knowers"]
+                ],
+            ),
+            "",
+        ]
+    out += [
+        "## Relationship network",
+        "",
+        f"![Who knows whom at the end]({NETWORK_SVG})",
+        "",
+        f"Density {density['start']} at the start, {density['end']} at the end. "
+        + density["definition"],
+        "",
+        "Pairs at the end: "
+        + (", ".join(f"{who(a)} - {who(b)}" for a, b in density["edges_end"]) or "none"),
+        "",
+        "## Conversations",
+        "",
+    ]
+    for talk in report["conversations"]:
+        out.append(
+            f"**{_time(talk['time'])}, " + " and ".join(who(p) for p in talk["participants"]) + "**"
+        )
+        out.append("")
+        out += [f"- {who(line['speaker'])}: {_cell(line['text'])}" for line in talk["lines"]]
+        out.append("")
+    if not report["conversations"]:
+        out += ["No agents talked.", ""]
+    out += ["## Reflections", ""]
+    if not report["reflections"]:
+        out += ["No reflections were written.", ""]
+    out += _table(
+        ["time", "agent", "insight", "depth", "evidence"],
+        [
+            [
+                _time(r["time"]),
+                who(r["agent"]),
+                r["description"],
+                r["depth"],
+                len(r["evidence_ids"]),
+            ]
+            for r in report["reflections"]
+        ],
+    )
+    out += ["", *_model_calls(calls, who), "", "## Wall clock", ""]
+    out += _table(
+        ["game hour until", "seconds"],
+        [[_time(h["until"]), h["seconds"]] for h in report["wall_clock"]["per_game_hour"]],
+    )
+    out += [
+        "",
+        f"{report['wall_clock']['seconds']} s in all: {report['wall_seconds_per_game_hour']} s "
+        "per game hour.",
+        "",
+        "## Timeline",
+        "",
+    ]
+    out += _table(
+        ["time", "agent", "", "action", "where", "minutes"],
+        [
+            [
+                _time(e["time"]),
+                who(e["agent"]),
+                e["emoji"],
+                e["description"],
+                e["address"],
+                e["duration_minutes"],
+            ]
+            for e in report["timeline"]
+        ],
+    )
+    return "\n".join(out) + "\n"
+
+
+def _kinds(usage: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {n:g}" for k, n in usage["calls_by_kind"].items()) or "-"
+
+
+def _model_calls(calls: dict[str, Any], who: Any) -> list[str]:
+    header = ["", "calls", "prompt tokens", "completion tokens", "calls by kind"]
+
+    def row(label: str, u: dict[str, Any]) -> list[object]:
+        return [label, u["calls"], u["prompt_tokens"], u["completion_tokens"], _kinds(u)]
+
+    return [
+        "## Model calls",
+        "",
+        f"{calls['total']} model calls in all ({calls['prompt_tokens']} prompt and "
+        f"{calls['completion_tokens']} completion tokens); below, per game hour, from the "
+        "server's GetStats (calls and tokens made during the run). An agent is awake at a "
+        "step when its action is not sleep.",
+        "",
+        *_table(
+            header,
+            [
+                row("average agent", calls["per_agent_per_game_hour"]),
+                row(
+                    f"per awake agent-hour ({calls['awake_agent_hours']:g} awake agent-hours)",
+                    calls["per_awake_agent_hour"],
+                ),
+                *[row(who(a), u) for a, u in calls["agents"].items()],
+            ],
+        ),
+        "",
+        "The whole town, game hour by game hour:",
+        "",
+        *_table(
+            ["game hour until", *header[1:]],
+            [
+                row(h["until"].replace("T", " ").removesuffix(":00Z"), h)
+                for h in calls["by_game_hour"]
+            ],
+        ),
+    ]

@@ -1,0 +1,224 @@
+"""The report as data (the JSON file), made from a run's record alone.
+
+Every key is a pure function of the game (same model + same seed = same report), except
+the wall-clock keys, which all start with "wall": drop those to compare two runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from npc_brain.demo import analysis
+from npc_brain.demo.cast import Cast
+from npc_brain.demo.clock import iso
+from npc_brain.demo.memories import MemoryView, conversations
+from npc_brain.demo.simulation import Record, Usage
+
+DENSITY_DEFINITION = (
+    "2|E| / (|V|(|V|-1)) over the agents of the run (the paper's network density). "
+    "An edge joins two agents who know each other: each one's memory stream holds, by "
+    "then, a memory that names the other (full name) or came from the other, and that is "
+    "more than a sighting: a line of a conversation, a reflection, or something an author "
+    "wrote (backstory), someone said or someone told."
+)
+DIFFUSION_DEFINITION = (
+    "An agent knows a seed when a memory in its stream contains one of the seed's key "
+    "phrases (case-insensitive); `since` is the game time the earliest such memory was "
+    "created, and `memory` is that record."
+)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """How the run was made (the report's `config`)."""
+
+    seed: int
+    model: str
+    town: str
+
+
+def build(record: Record, cast: Cast, info: RunInfo) -> dict[str, Any]:
+    """The whole report: `timeline`, `conversations`, `reflections`, `diffusion`,
+    `network_density`, `model_calls`, and the wall-clock keys."""
+    plan = record.plan
+    names = {m.agent_id: m.name for m in cast.members}
+    streams = record.streams
+    awake_hours = round(sum(record.awake_minutes.values()) / 60, 3)
+    return {
+        "config": {
+            "world_id": plan.world_id,
+            "town": info.town,
+            "start": iso(plan.start),
+            "end": iso(plan.end),
+            "game_hours": plan.hours,
+            "step_minutes": plan.step_minutes,
+            "agents": names,
+            "seed": info.seed,
+            "ablation": plan.ablation,
+            "model": info.model,
+        },
+        "timeline": [
+            {
+                "time": iso(e.game_time),
+                "agent": e.agent_id,
+                "description": e.description,
+                "address": e.address,
+                "emoji": e.emoji,
+                "duration_minutes": e.duration_minutes,
+            }
+            for e in record.timeline
+        ],
+        "conversations": [
+            {
+                "time": iso(c.created),
+                "participants": list(c.participants),
+                "lines": [{"speaker": line.speaker_id, "text": line.text} for line in c.lines],
+            }
+            for c in conversations(streams, names)
+        ],
+        "reflections": reflections_section(streams),
+        "diffusion": diffusion_section(record, cast),
+        "network_density": network_section(streams, names, plan.start, plan.end),
+        "model_calls": model_calls_section(record.usage, plan.hours, awake_hours),
+        "awake_agent_hours": awake_hours,
+        "wall_seconds_per_game_hour": round(record.wall[-1][1] / plan.hours, 3),
+        "wall_clock": {
+            "seconds": round(record.wall[-1][1], 3),
+            "per_game_hour": [
+                {"until": iso(t), "seconds": round(s - before, 3)}
+                for (t, s), (_, before) in zip(record.wall[1:], record.wall, strict=False)
+            ],
+        },
+    }
+
+
+def reflections_section(streams: Mapping[str, Sequence[MemoryView]]) -> list[dict[str, Any]]:
+    """Every reflection, by game time (then in the cast's order)."""
+    found = [
+        (m.created, i, m, agent_id)
+        for i, (agent_id, stream) in enumerate(streams.items())
+        for m in stream
+        if m.kind == "REFLECTION"
+    ]
+    found.sort(key=lambda item: (item[0], item[1]))
+    return [
+        {
+            "time": iso(m.created),
+            "agent": agent_id,
+            "description": m.description,
+            "depth": m.depth,
+            "evidence_ids": list(m.evidence_ids),
+        }
+        for _, _, m, agent_id in found
+    ]
+
+
+def _memory(m: MemoryView) -> dict[str, Any]:
+    return {
+        "id": m.memory_id,
+        "kind": m.kind,
+        "description": m.description,
+        "source": m.source_kind,
+        "source_agent": m.source_agent,
+    }
+
+
+def diffusion_section(record: Record, cast: Cast) -> dict[str, Any]:
+    times = [*record.plan.steps(), record.plan.end]
+    section: dict[str, Any] = {"definition": DIFFUSION_DEFINITION, "seeds": {}}
+    for seed in cast.seeds:
+        knowers = analysis.diffusion(seed, record.streams)
+        counts = analysis.knowing_over_time(knowers, times)
+        section["seeds"][seed.seed_id] = {
+            "title": seed.title,
+            "holder": seed.holder,
+            "key_phrases": list(seed.key_phrases),
+            "knowers": [
+                {"agent": k.agent_id, "since": iso(k.since), "memory": _memory(k.memory)}
+                for k in knowers
+            ],
+            "count": len(knowers),
+            "of": len(cast.members),
+            "over_time": [{"time": iso(t), "count": n} for t, n in zip(times, counts, strict=True)],
+        }
+    return section
+
+
+def network_section(
+    streams: Mapping[str, Sequence[MemoryView]],
+    names: Mapping[str, str],
+    start: float,
+    end: float,
+) -> dict[str, Any]:
+    before, after = (analysis.edges(streams, names, t) for t in (start, end))
+    return {
+        "definition": DENSITY_DEFINITION,
+        "start": round(analysis.density(len(before), len(names)), 4),
+        "end": round(analysis.density(len(after), len(names)), 4),
+        "edges_start": [list(e) for e in before],
+        "edges_end": [list(e) for e in after],
+    }
+
+
+def _usage_dict(u: Usage, hours: float = 1.0) -> dict[str, Any]:
+    def rate(n: int) -> float:
+        return round(n / hours, 3) if hours else 0.0
+
+    return {
+        "calls": rate(u.calls),
+        "prompt_tokens": rate(u.prompt_tokens),
+        "completion_tokens": rate(u.completion_tokens),
+        "calls_by_kind": {k: rate(n) for k, n in sorted(u.calls_by_kind.items()) if n},
+    }
+
+
+def _minus(later: Usage, earlier: Usage) -> Usage:
+    kinds = set(later.calls_by_kind) | set(earlier.calls_by_kind)
+    return Usage(
+        later.calls - earlier.calls,
+        later.prompt_tokens - earlier.prompt_tokens,
+        later.completion_tokens - earlier.completion_tokens,
+        {k: later.calls_by_kind.get(k, 0) - earlier.calls_by_kind.get(k, 0) for k in kinds},
+    )
+
+
+def _sum(usages: Sequence[Usage]) -> Usage:
+    kinds: dict[str, int] = {}
+    for u in usages:
+        for k, n in u.calls_by_kind.items():
+            kinds[k] = kinds.get(k, 0) + n
+    return Usage(
+        sum(u.calls for u in usages),
+        sum(u.prompt_tokens for u in usages),
+        sum(u.completion_tokens for u in usages),
+        kinds,
+    )
+
+
+def model_calls_section(
+    snapshots: Sequence[tuple[float, Mapping[str, Usage]]], hours: float, awake_hours: float
+) -> dict[str, Any]:
+    """Model calls and tokens (GetStats) made during the run: in all (`total` is the
+    number of calls), per agent per game hour and per awake agent-hour, by kind; each
+    agent's per game hour; and the whole town's in each game hour."""
+    (_, first), (_, last) = snapshots[0], snapshots[-1]
+    per_agent = {a: _minus(last[a], first[a]) for a in last}
+    total = _sum(list(per_agent.values()))
+    agents = max(len(per_agent), 1)
+    return {
+        "total": total.calls,
+        "prompt_tokens": total.prompt_tokens,
+        "completion_tokens": total.completion_tokens,
+        "calls_by_kind": {k: n for k, n in sorted(total.calls_by_kind.items()) if n},
+        "game_hours": hours,
+        "awake_agent_hours": awake_hours,
+        "per_agent_per_game_hour": _usage_dict(total, hours * agents),
+        "per_awake_agent_hour": _usage_dict(total, awake_hours),
+        "agents": {a: _usage_dict(u, hours) for a, u in per_agent.items()},
+        "by_game_hour": [
+            {"until": iso(t), **_usage_dict(_sum([_minus(now[a], then[a]) for a in now]))}
+            for (t, now), (_, then) in zip(snapshots[1:], snapshots, strict=False)
+        ],
+    }

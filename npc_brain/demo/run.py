@@ -1,0 +1,112 @@
+"""`npc-brain demo`: set up the town and its cast on a server, run the game, write the report."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import grpc
+
+from npc_brain.config import DEFAULT_CHAT_MODEL
+from npc_brain.demo.cast import load_cast
+from npc_brain.demo.clock import clock, parse_time
+from npc_brain.demo.console import Console
+from npc_brain.demo.errors import DemoError
+from npc_brain.demo.report import RunInfo, build
+from npc_brain.demo.server import ChildServer, connect
+from npc_brain.demo.simulation import ABLATIONS, Plan, Simulation
+from npc_brain.demo.town import load_town
+from npc_brain.demo.writing import write_report
+
+DATA_DIR = "data"  # under --out: the server's data directory when the demo starts one
+SERVER_LOG = "server.log"
+MAX_HOURS = 24 * 14
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """The options of `npc-brain demo` (see `npc-brain demo --help`)."""
+
+    cast: Path | None = None
+    world: Path | None = None
+    start: str = "2023-02-13T12:00"
+    hours: float = 2.0
+    agents: int = 5
+    model: Path | None = None
+    seed: int = 1234
+    ablation: str = "none"
+    out: Path = Path("npc-brain-demo")
+    server: str | None = None
+    world_id: str = "smallville"
+    step_minutes: int = 10
+
+
+def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
+    """Runs the demo; returns the path of the Markdown report."""
+    town = load_town(options.world)
+    cast = load_cast(town, options.cast)
+    if not 1 <= options.agents <= len(cast.members):
+        raise DemoError(f"--agents: {options.agents} is outside 1..{len(cast.members)} (the cast)")
+    if not 0 < options.hours <= MAX_HOURS:
+        raise DemoError(f"--hours: {options.hours:g} is outside (0, {MAX_HOURS}]")
+    if options.ablation not in ABLATIONS:
+        raise DemoError(f"--ablation: {options.ablation!r} is not one of {', '.join(ABLATIONS)}")
+    if options.server and options.model:
+        raise DemoError("--model: the server given with --server already has its model")
+    if options.model is not None and not options.model.is_file():
+        raise DemoError(f"--model: {options.model} is not a file")
+    cast = cast.first(options.agents)
+    plan = Plan(
+        parse_time(options.start),
+        options.hours,
+        options.step_minutes,
+        options.ablation,
+        options.world_id,
+    )
+    names = {m.agent_id: m.name for m in cast.members}
+    console = Console(stdout, names, town.name)
+    with ExitStack() as stack:
+        address = options.server
+        if address is None:
+            data = options.out / DATA_DIR
+            shutil.rmtree(data, ignore_errors=True)  # each run starts from a new town
+            console.note(
+                f"starting an npc-brain server on {data} (log: {options.out / SERVER_LOG})"
+            )
+            child = ChildServer(
+                data, options.out / SERVER_LOG, seed=options.seed, chat_model=options.model
+            )
+            stack.enter_context(child)
+            address = child.address
+        channel, stub = connect(address)
+        stack.callback(channel.close)
+        console.note(
+            f"{len(names)} agents in {town.name}, {options.hours:g} game hours from "
+            f"{clock(plan.start)}, server {address}"
+        )
+        simulation = Simulation(stub, town, cast, plan, console)
+        try:
+            simulation.setup()
+            record = simulation.run()
+        except grpc.RpcError as error:
+            where = "" if options.server else f" (server log: {options.out / SERVER_LOG})"
+            raise DemoError(
+                f"the server answered {error.code().name}: {error.details()}{where}"
+            ) from error
+    model = str(options.model) if options.model else DEFAULT_CHAT_MODEL
+    if options.server:
+        model = f"(the server's at {options.server})"
+    report = build(record, cast, RunInfo(options.seed, model, town.name))
+    path = write_report(options.out, report)
+    per_hour = report["wall_seconds_per_game_hour"]
+    calls = report["model_calls"]["per_agent_per_game_hour"]["calls"]
+    console.note(
+        f"report: {path} ({len(report['conversations'])} conversations, "
+        f"{len(report['reflections'])} reflections, {calls:g} model calls per agent per "
+        f"game hour, {per_hour:.1f} s per game hour)"
+    )
+    return path

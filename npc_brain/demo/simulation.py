@@ -1,0 +1,370 @@
+"""The headless game loop: the cast moves through the town in steps of game time, each
+agent told what it sees through Tick, and everything the report needs is collected.
+
+Agents teleport to their action's address. Agents in the same sector see each other
+(an observation whose `subject` is the other agent, so reactions and conversations can
+start), the arena they are in and its objects (their spatial memory grows).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from npc_brain.demo.cast import Cast, CastMember
+from npc_brain.demo.console import Console
+from npc_brain.demo.errors import DemoError
+from npc_brain.demo.memories import MemoryView, conversations
+from npc_brain.demo.town import Town
+from npc_brain.v1 import brain_pb2 as pb
+from npc_brain.v1 import brain_pb2_grpc
+
+ABLATIONS: dict[str, dict[str, bool]] = {
+    "none": {},
+    "no-reflection": {"reflection_enabled": False},
+    "no-planning": {"planning_enabled": False},
+    "no-memory": {"memory_enabled": False},
+}
+MAX_SEEN_AGENTS = 8  # other agents one agent is told about per step (its arena first)
+MAX_TICK_ITEMS = 256  # the server's default max_items: agents and observations per Tick
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to simulate: `hours` of game time from `start` in steps of `step_minutes`."""
+
+    start: float
+    hours: float
+    step_minutes: int = 10
+    ablation: str = "none"
+    world_id: str = "smallville"
+    max_wait_ms: int = 60_000
+
+    @property
+    def end(self) -> float:
+        return self.start + self.hours * 3600
+
+    def steps(self) -> list[float]:
+        count = math.ceil(self.hours * 60 / self.step_minutes)
+        return [self.start + i * self.step_minutes * 60 for i in range(count)]
+
+
+@dataclass(frozen=True)
+class ActionEvent:
+    """An agent started doing something new (the timeline's row)."""
+
+    game_time: float
+    agent_id: str
+    description: str
+    address: str
+    emoji: str
+    duration_minutes: int
+
+
+@dataclass(frozen=True)
+class Usage:
+    """An agent's model usage so far (GetStats)."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    calls_by_kind: dict[str, int]
+
+
+@dataclass
+class Record:
+    """What a run produced; the report is made from it alone."""
+
+    plan: Plan
+    timeline: list[ActionEvent] = field(default_factory=list)
+    streams: dict[str, list[MemoryView]] = field(default_factory=dict)
+    # (game time, usage per agent) at the start, at each game hour and at the end
+    usage: list[tuple[float, dict[str, Usage]]] = field(default_factory=list)
+    # (game time, wall seconds since the first step) at the same points
+    wall: list[tuple[float, float]] = field(default_factory=list)
+    # game minutes each agent was awake (its action at a step was not sleep)
+    awake_minutes: dict[str, float] = field(default_factory=dict)
+
+
+def stamp(game_time: float) -> Timestamp:
+    return Timestamp(seconds=int(game_time))
+
+
+def memory_view(memory: Any) -> MemoryView:
+    return MemoryView(
+        memory.memory_id,
+        pb.MemoryKind.Name(memory.kind),
+        memory.description,
+        memory.created.seconds + memory.created.nanos / 1e9,
+        pb.SourceKind.Name(memory.source.kind),
+        memory.source.agent_id,
+        memory.depth,
+        tuple(memory.evidence_ids),
+    )
+
+
+class Simulation:
+    """One run of the cast through the town against a server."""
+
+    def __init__(
+        self,
+        stub: brain_pb2_grpc.BrainStub,
+        town: Town,
+        cast: Cast,
+        plan: Plan,
+        console: Console,
+    ) -> None:
+        if plan.ablation not in ABLATIONS:
+            raise DemoError(f"--ablation: {plan.ablation!r} is not one of {', '.join(ABLATIONS)}")
+        self._stub = stub
+        self._town = town
+        self._cast = cast
+        self._plan = plan
+        self._console = console
+        self._names = {m.agent_id: m.name for m in cast.members}
+        self._where = {m.agent_id: m.home for m in cast.members}
+        self._actions: dict[str, Any] = {}  # agent id -> its latest pb.Action
+        self._dialogue: dict[str, dict[str, MemoryView]] = {m.agent_id: {} for m in cast.members}
+        self._told: set[tuple[float, frozenset[str]]] = set()
+        self.record = Record(plan)
+
+    # Setting up ------------------------------------------------------------------
+
+    def setup(self) -> None:
+        """Creates the agents with their personas, places and backstory, and the seeds."""
+        world, start = self._plan.world_id, stamp(self._plan.start)
+        switches = ABLATIONS[self._plan.ablation]
+        for member in self._cast.members:
+            self._refuse_existing(member.agent_id)
+            self._stub.UpsertAgent(
+                pb.UpsertAgentRequest(
+                    world_id=world,
+                    agent_id=member.agent_id,
+                    persona=persona(member),
+                    game_time=start,
+                    **switches,
+                )
+            )
+            places = [*self._town.visible_from(member.home), *member.places]
+            self._stub.Perceive(
+                pb.PerceiveRequest(
+                    world_id=world,
+                    agent_id=member.agent_id,
+                    game_time=start,
+                    visible_addresses=list(dict.fromkeys(places)),
+                )
+            )
+            for text in member.memories:
+                self._add_memory(member.agent_id, text)
+        for seed in self._cast.seeds:
+            self._add_memory(seed.holder, seed.memory)
+
+    def _refuse_existing(self, agent_id: str) -> None:
+        try:
+            self._stub.GetAgent(pb.GetAgentRequest(world_id=self._plan.world_id, agent_id=agent_id))
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.NOT_FOUND:
+                return
+            raise
+        raise DemoError(
+            f"world {self._plan.world_id!r} on the server already has agent {agent_id!r}; "
+            "use a fresh server or another --world-id"
+        )
+
+    def _add_memory(self, agent_id: str, text: str) -> None:
+        self._stub.AddMemory(
+            pb.AddMemoryRequest(
+                world_id=self._plan.world_id,
+                agent_id=agent_id,
+                game_time=stamp(self._plan.start),
+                kind=pb.OBSERVATION,
+                observation=pb.Observation(text=text, source=pb.Source(kind=pb.AUTHOR)),
+            )
+        )
+
+    # Running ---------------------------------------------------------------------
+
+    def run(self) -> Record:
+        """Steps through the plan's game time, then reads every agent's memory stream."""
+        steps = self._plan.steps()
+        began = time.perf_counter()
+        self._snapshot(self._plan.start, 0.0)
+        for index, game_time in enumerate(steps):
+            since_start = game_time - self._plan.start
+            if index and since_start % 3600 == 0:
+                self._snapshot(game_time, time.perf_counter() - began)
+            self._console.step(game_time, index + 1, len(steps), time.perf_counter() - began)
+            self._tick(game_time)
+            self._count_awake(min(self._plan.step_minutes, (self._plan.end - game_time) / 60))
+            self._show_conversations(game_time)
+        self._snapshot(self._plan.end, time.perf_counter() - began)
+        self.record.streams = {m.agent_id: self._memories(m.agent_id) for m in self._cast.members}
+        return self.record
+
+    def _tick(self, game_time: float) -> None:
+        items = [self._agent_tick(m) for m in self._cast.members]
+        for batch in batches(items):
+            # lockstep: the server handles the agents one after another and answers once
+            # all the cognition the tick started has finished (same seed, same run)
+            reply = self._stub.Tick(
+                pb.TickRequest(
+                    world_id=self._plan.world_id,
+                    game_time=stamp(game_time),
+                    agents=batch,
+                    max_wait_ms=self._plan.max_wait_ms,
+                    lockstep=True,
+                )
+            )
+            for result in reply.results:
+                self._update(game_time, result.agent_id, result.action)
+
+    def _agent_tick(self, member: CastMember) -> Any:
+        here = self._where[member.agent_id]
+        sector, arena = self._town.sector_of(here), self._town.arena_of(here)
+        others = [
+            other
+            for other in self._cast.members
+            if other.agent_id != member.agent_id
+            and self._town.sector_of(self._where[other.agent_id]) == sector
+            and other.agent_id in self._actions
+        ]
+        others.sort(key=lambda o: self._town.arena_of(self._where[o.agent_id]) != arena)
+        observations = []
+        for other in others[:MAX_SEEN_AGENTS]:
+            action = self._actions[other.agent_id]
+            observations.append(
+                pb.Observation(
+                    text=f"{other.name} is {action.description}",
+                    subject=other.agent_id,
+                    predicate="is",
+                    object=action.description,
+                    address=self._where[other.agent_id],
+                    source=pb.Source(kind=pb.SEEN),
+                )
+            )
+            if action.object_state and self._town.arena_of(action.address) == arena:
+                thing = action.address.rsplit(":", 1)[-1]
+                observations.append(
+                    pb.Observation(
+                        text=f"the {thing} is {action.object_state}", address=action.address
+                    )
+                )
+        return pb.AgentTick(
+            agent_id=member.agent_id,
+            observations=observations,
+            visible_addresses=self._town.visible_from(here),
+        )
+
+    def _update(self, game_time: float, agent_id: str, action: Any) -> None:
+        if not action.description:
+            return
+        before = self._actions.get(agent_id)
+        self._actions[agent_id] = action
+        if action.address:
+            self._where[agent_id] = action.address
+        if before is not None and (before.description, before.address, before.start) == (
+            action.description,
+            action.address,
+            action.start,
+        ):
+            return
+        event = ActionEvent(
+            game_time,
+            agent_id,
+            action.description,
+            action.address,
+            action.emoji,
+            action.duration_minutes,
+        )
+        self.record.timeline.append(event)
+        self._console.action(game_time, agent_id, action.emoji, action.description, action.address)
+
+    def _count_awake(self, minutes: float) -> None:
+        for member in self._cast.members:
+            action = self._actions.get(member.agent_id)
+            awake = action is not None and "sleep" not in action.description.lower()
+            spent = self.record.awake_minutes.get(member.agent_id, 0.0)
+            self.record.awake_minutes[member.agent_id] = spent + (minutes if awake else 0.0)
+
+    def _show_conversations(self, game_time: float) -> None:
+        """Prints the conversations that have appeared in the agents' streams."""
+        for agent_id, seen in self._dialogue.items():
+            for memory in self._memories(agent_id, [pb.DIALOGUE], game_time - 3600):
+                seen.setdefault(memory.memory_id, memory)
+        streams = {a: list(seen.values()) for a, seen in self._dialogue.items()}
+        for talk in conversations(streams, self._names):
+            key = (talk.created, frozenset(talk.participants))
+            if key not in self._told:
+                self._told.add(key)
+                lines = [(line.speaker_id, line.text) for line in talk.lines]
+                self._console.conversation(talk.created, talk.participants, lines)
+
+    def _memories(
+        self, agent_id: str, kinds: Sequence[Any] = (), after: float | None = None
+    ) -> list[MemoryView]:
+        """The agent's stream (oldest first), all of it or of some kinds since `after`."""
+        found, token = [], ""
+        while True:
+            request = pb.ListMemoriesRequest(
+                world_id=self._plan.world_id,
+                agent_id=agent_id,
+                kinds=list(kinds),
+                page_size=500,
+                page_token=token,
+            )
+            if after is not None:
+                request.created_after.CopyFrom(stamp(after))
+            page = self._stub.ListMemories(request)
+            found += [memory_view(m) for m in page.memories]
+            token = page.next_page_token
+            if not token:
+                return found
+
+    def _snapshot(self, game_time: float, wall_seconds: float) -> None:
+        usage = {}
+        for member in self._cast.members:
+            stats = self._stub.GetStats(
+                pb.GetStatsRequest(world_id=self._plan.world_id, agent_id=member.agent_id)
+            )
+            usage[member.agent_id] = Usage(
+                stats.model_calls,
+                stats.prompt_tokens,
+                stats.completion_tokens,
+                dict(sorted(stats.calls_by_kind.items())),
+            )
+        self.record.usage.append((game_time, usage))
+        self.record.wall.append((game_time, wall_seconds))
+
+
+def persona(member: CastMember) -> Any:
+    return pb.Persona(
+        name=member.name,
+        age=member.age,
+        innate=member.innate,
+        learned=member.learned,
+        currently=member.currently,
+        lifestyle=member.lifestyle,
+        home_address=member.home,
+        daily_requirements=list(member.daily_requirements),
+    )
+
+
+def batches(items: Sequence[Any], limit: int = MAX_TICK_ITEMS) -> Iterator[list[Any]]:
+    """Agent ticks in groups that keep both agents and observations within `limit`."""
+    batch: list[Any] = []
+    observed = 0
+    for item in items:
+        count = len(item.observations)
+        if batch and (len(batch) == limit or observed + count > limit):
+            yield batch
+            batch, observed = [], 0
+        batch.append(item)
+        observed += count
+    if batch:
+        yield batch

@@ -1,0 +1,40 @@
+"""Writes the report's files into the output folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from npc_brain.demo import markdown, svg
+from npc_brain.demo.clock import parse_time
+
+REPORT_JSON = "report.json"
+REPORT_MD = "report.md"
+
+
+def write_report(out: Path, report: dict[str, Any]) -> Path:
+    """report.json, report.md and the two pictures; returns the Markdown's path."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / REPORT_JSON).write_text(
+        json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    seeds = report["diffusion"]["seeds"]
+    first = next(iter(seeds.values()), None)
+    times = [parse_time(p["time"]) for p in first["over_time"]] if first else []
+    series = {s["title"]: [p["count"] for p in s["over_time"]] for s in seeds.values()}
+    agents = report["config"]["agents"]
+    (out / markdown.DIFFUSION_SVG).write_text(
+        svg.diffusion_chart(times, series, len(agents)), encoding="utf-8"
+    )
+    edges = [(a, b) for a, b in report["network_density"]["edges_end"]]
+    (out / markdown.NETWORK_SVG).write_text(svg.network_picture(agents, edges), encoding="utf-8")
+    path = out / REPORT_MD
+    path.write_text(markdown.render(report), encoding="utf-8")
+    return path
+
+
+def read_report(out: Path) -> dict[str, Any]:
+    """The JSON report a run left in `out`."""
+    loaded: dict[str, Any] = json.loads((out / REPORT_JSON).read_text(encoding="utf-8"))
+    return loaded

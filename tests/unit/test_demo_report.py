@@ -1,0 +1,192 @@
+"""The report made from a run's record: every section, model-call accounting, the wall
+clock kept apart, well-formed pictures, and Markdown that links them."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from npc_brain.demo.cast import Cast, CastMember, Seed
+from npc_brain.demo.memories import MemoryView
+from npc_brain.demo.report import RunInfo, build
+from npc_brain.demo.simulation import ActionEvent, Plan, Record, Usage
+from npc_brain.demo.svg import diffusion_chart, network_picture
+from npc_brain.demo.writing import read_report, write_report
+
+T0 = 1_676_271_600.0  # 2023-02-13 07:00 UTC
+HOME = "the Ville:home:room"
+CAST = Cast(
+    (
+        CastMember("isabella", "Isabella Rodriguez", HOME),
+        CastMember("maria", "Maria <Lopez> & co", HOME),  # markup in a name stays text
+    ),
+    (Seed("party", "Valentine's Day party", "isabella", "a Valentine's party", ("valentine",)),),
+)
+SECTIONS = (
+    "timeline",
+    "conversations",
+    "reflections",
+    "diffusion",
+    "network_density",
+    "model_calls",
+    "wall_seconds_per_game_hour",
+)
+
+
+def usage(calls: int, **kinds: int) -> Usage:
+    return Usage(calls, 100 * calls, 10 * calls, kinds)
+
+
+def record(wall: float = 30.0) -> Record:
+    plan = Plan(T0, 2.0)
+    said = 'Isabella Rodriguez said to Maria <Lopez> & co: "Come to my Valentine party | 5 pm"'
+    heard = 'Maria <Lopez> & co said to Isabella Rodriguez: "Sure"'
+    return Record(
+        plan,
+        timeline=[ActionEvent(T0, "isabella", "brewing coffee", HOME, "☕", 15)],
+        streams={
+            "isabella": [
+                MemoryView("1", "OBSERVATION", "a Valentine's party", T0, "AUTHOR"),
+                MemoryView("4", "DIALOGUE", said, T0 + 1800),
+                MemoryView("5", "DIALOGUE", heard, T0 + 1800, "HEARD", "maria"),
+                MemoryView(
+                    "6",
+                    "REFLECTION",
+                    "Maria is coming",
+                    T0 + 1800,
+                    depth=1,
+                    evidence_ids=("4", "5"),
+                ),
+            ],
+            "maria": [
+                MemoryView("2", "DIALOGUE", said, T0 + 1800, "HEARD", "isabella"),
+                MemoryView("3", "DIALOGUE", heard, T0 + 1800),
+                MemoryView("7", "REFLECTION", "I like mornings", T0 + 600, depth=1),
+            ],
+        },
+        usage=[
+            (T0, {"isabella": usage(1, importance=1), "maria": usage(0)}),
+            (T0 + 3600, {"isabella": usage(5, importance=1, plan=4), "maria": usage(2, plan=2)}),
+            (
+                T0 + 7200,
+                {
+                    "isabella": usage(9, importance=1, plan=4, dialogue=4),
+                    "maria": usage(4, plan=2, dialogue=2),
+                },
+            ),
+        ],
+        wall=[(T0, 0.0), (T0 + 3600, wall / 3), (T0 + 7200, wall)],
+        awake_minutes={"isabella": 120.0, "maria": 60.0},
+    )
+
+
+def test_the_report_has_every_section_from_the_record() -> None:
+    report = build(record(), CAST, RunInfo(7, "model.gguf", "the Ville"))
+    assert set(SECTIONS) <= set(report)
+    assert report["timeline"][0]["time"] == "2023-02-13T07:00:00Z"
+    (talk,) = report["conversations"]
+    assert talk["participants"] == ["isabella", "maria"]
+    assert [line["speaker"] for line in talk["lines"]] == ["isabella", "maria"]
+    assert [(r["agent"], r["time"]) for r in report["reflections"]] == [
+        ("maria", "2023-02-13T07:10:00Z"),  # by game time, not by agent
+        ("isabella", "2023-02-13T07:30:00Z"),
+    ]
+    assert report["reflections"][1] == {
+        "time": "2023-02-13T07:30:00Z",
+        "agent": "isabella",
+        "description": "Maria is coming",
+        "depth": 1,
+        "evidence_ids": ["4", "5"],
+    }
+    party = report["diffusion"]["seeds"]["party"]
+    assert [(k["agent"], k["since"]) for k in party["knowers"]] == [
+        ("isabella", "2023-02-13T07:00:00Z"),
+        ("maria", "2023-02-13T07:30:00Z"),
+    ]
+    assert party["knowers"][1]["memory"]["source_agent"] == "isabella"
+    assert [p["count"] for p in party["over_time"]][:4] == [1, 1, 1, 2]
+    density = report["network_density"]
+    assert (density["start"], density["end"]) == (0.0, 1.0)
+    assert density["edges_end"] == [["isabella", "maria"]]
+    assert report["wall_seconds_per_game_hour"] == 15.0
+
+
+def test_model_calls_are_what_the_run_made_per_agent_per_game_hour() -> None:
+    calls = build(record(), CAST, RunInfo(7, "m", "v"))["model_calls"]
+    # during the run: isabella 8 calls (4 plan, 4 dialogue), maria 4 (2 plan, 2 dialogue)
+    assert calls["agents"]["isabella"]["calls"] == 4.0
+    assert calls["agents"]["isabella"]["calls_by_kind"] == {"dialogue": 2.0, "plan": 2.0}
+    assert calls["agents"]["maria"]["prompt_tokens"] == 200.0
+    assert calls["per_agent_per_game_hour"]["calls"] == 3.0  # 12 calls / 2 agents / 2 hours
+    assert (calls["total"], calls["prompt_tokens"], calls["completion_tokens"]) == (12, 1200, 120)
+    assert calls["calls_by_kind"] == {"dialogue": 6, "plan": 6}  # no importance call in the run
+    assert calls["awake_agent_hours"] == 3.0
+    assert calls["per_awake_agent_hour"]["calls"] == 4.0  # 12 calls / 3 awake agent-hours
+    assert [h["calls"] for h in calls["by_game_hour"]] == [6, 6]
+    assert calls["by_game_hour"][1]["calls_by_kind"] == {"dialogue": 6}
+
+
+def test_only_the_wall_clock_keys_differ_between_runs_of_the_same_game() -> None:
+    one = build(record(30.0), CAST, RunInfo(7, "m", "v"))
+    two = build(record(90.0), CAST, RunInfo(7, "m", "v"))
+    assert one != two
+    drop = {k for k in one if k.startswith("wall")}
+    assert drop == {"wall_seconds_per_game_hour", "wall_clock"}
+    assert {k: v for k, v in one.items() if k not in drop} == {
+        k: v for k, v in two.items() if k not in drop
+    }
+
+
+def test_the_files_are_written_and_the_pictures_are_well_formed_svg(tmp_path: Path) -> None:
+    report = build(record(), CAST, RunInfo(7, "m", "the Ville"))
+    markdown = write_report(tmp_path, report).read_text()
+    assert read_report(tmp_path) == json.loads(json.dumps(report))
+    for name in ("diffusion.svg", "network.svg"):
+        assert f"]({name})" in markdown
+        root = ET.parse(tmp_path / name).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    svg = "{http://www.w3.org/2000/svg}"
+    network = ET.parse(tmp_path / "network.svg").getroot()
+    assert len(network.findall(f"{svg}circle")) == 2
+    assert len(network.findall(f"{svg}line")) == 1
+    assert "Maria <Lopez> & co" in [t.text for t in network.findall(f"{svg}text")]
+    chart = ET.parse(tmp_path / "diffusion.svg").getroot()
+    assert len(chart.findall(f"{svg}polyline")) == 1
+    for heading in (
+        "## Information diffusion",
+        "## Relationship network",
+        "## Conversations",
+        "## Reflections",
+        "## Model calls",
+        "## Wall clock",
+        "## Timeline",
+    ):
+        assert heading in markdown
+    assert "Valentine party \\| 5 pm" in markdown  # a | in a line does not break the table
+
+
+def test_a_chart_steps_up_when_an_agent_learns() -> None:
+    times = [T0, T0 + 600, T0 + 1200]
+    root = ET.fromstring(diffusion_chart(times, {"party": [1, 1, 2]}, 2))
+    points = root.find("{http://www.w3.org/2000/svg}polyline").get("points", "").split()  # type: ignore[union-attr]
+    ys = [float(p.split(",")[1]) for p in points]
+    assert len(points) == 5  # three values, two of them preceded by a step
+    assert ys[0] == ys[1] == ys[2] == ys[3] > ys[4]  # flat, then up at the third time
+
+
+@pytest.mark.parametrize("agents", [0, 1, 25])
+def test_network_pictures_of_any_size_parse(agents: int) -> None:
+    names = {f"a{i}": f"Agent {i}" for i in range(agents)}
+    pairs = [(f"a{i}", f"a{i + 1}") for i in range(agents - 1)]
+    ET.fromstring(network_picture(names, pairs))
+
+
+def test_markdown_says_when_nothing_happened(tmp_path: Path) -> None:
+    quiet = replace(record(), streams={"isabella": [], "maria": []})
+    markdown = write_report(tmp_path, build(quiet, CAST, RunInfo(7, "m", "v"))).read_text()
+    assert "No agents talked." in markdown
+    assert "No reflections were written." in markdown

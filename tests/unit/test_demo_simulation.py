@@ -1,0 +1,163 @@
+"""The demo's game loop against a real gRPC server whose brain thinks with a fake that
+answers every structured call with the first valid answer of its schema."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from npc_brain.demo.cast import load_cast
+from npc_brain.demo.console import Console
+from npc_brain.demo.errors import DemoError
+from npc_brain.demo.report import RunInfo, build
+from npc_brain.demo.simulation import Plan, Simulation, batches
+from npc_brain.demo.town import load_town
+from npc_brain.llm.base import Completion, Message, TokenSink
+from npc_brain.v1 import brain_pb2 as pb
+from tests.conftest import RunningServer, make_brain, start_server
+
+T0 = 1_676_271_600.0  # 2023-02-13 07:00 UTC
+TEXT = "chatting with friends"  # every free text the fake writes
+CAFE = "the Ville:Hobbs Cafe:cafe"  # where the fake goes when it can
+
+
+def first_valid(schema: Mapping[str, Any]) -> Any:
+    """The first answer the schema admits (the cafe among places), shortest arrays, TEXT."""
+    if "enum" in schema:
+        return CAFE if CAFE in schema["enum"] else schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return first_valid(schema[key][0])
+    kind = schema.get("type", "object")
+    if kind == "object":
+        return {k: first_valid(v) for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [first_valid(schema.get("items", {}))] * max(1, schema.get("minItems", 1))
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return TEXT
+
+
+class SchemaChat:
+    model_id = "schema-chat"
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        text = json.dumps(first_valid(schema or {"type": "string"}))
+        if on_token is not None:
+            on_token(text)
+        return Completion(text, 10, 5)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    running, stop = start_server(make_brain(tmp_path, SchemaChat()))  # type: ignore[arg-type]
+    yield running
+    stop()
+
+
+def simulate(server: RunningServer, agents: int, hours: float, **plan: Any) -> tuple[Any, str]:
+    town = load_town()
+    cast = load_cast(town).first(agents)
+    out = io.StringIO()
+    console = Console(out, {m.agent_id: m.name for m in cast.members}, town.name)
+    simulation = Simulation(server.stub, town, cast, Plan(T0, hours, **plan), console)
+    simulation.setup()
+    return build(simulation.run(), cast, RunInfo(1, "schema-chat", town.name)), out.getvalue()
+
+
+def test_agents_move_see_each_other_talk_and_get_to_know_each_other(
+    server: RunningServer,
+) -> None:
+    report, console = simulate(server, 3, 1.0)
+    assert "-- 2023-02-13 07:00  step 1/6" in console
+    assert report["timeline"], "every agent got an action"
+    assert {e["agent"] for e in report["timeline"]} == {"isabella", "maria", "sam"}
+    # the fake always says yes to talking: the cast meets at its first known place
+    assert report["conversations"]
+    assert "💬" in console
+    assert any(line.startswith(" " * 16 + "Maria Lopez: chatting") for line in console.splitlines())
+    party = report["diffusion"]["seeds"]["party"]  # the fake never passes the news on
+    assert [k["agent"] for k in party["knowers"]] == ["isabella"]
+    assert [p["count"] for p in party["over_time"]] == [1] * 7
+    assert party["knowers"][0]["memory"]["source"] == "AUTHOR"
+    density = report["network_density"]
+    assert density["start"] == 0.3333  # Isabella and Maria, from backstory
+    order = ["isabella", "maria", "sam"]
+    for talk in report["conversations"]:  # who talked know each other at the end
+        assert sorted(talk["participants"], key=order.index) in density["edges_end"]
+    calls = report["model_calls"]
+    assert calls["total"] > 0
+    assert calls["awake_agent_hours"] == 3.0  # the fake's plan never sleeps in the day
+    assert set(calls["agents"]) == {"isabella", "maria", "sam"}
+    assert len(calls["by_game_hour"]) == 1
+    assert len(report["wall_clock"]["per_game_hour"]) == 1
+
+
+def test_the_seeds_and_places_are_in_the_agents_minds(server: RunningServer) -> None:
+    town = load_town()
+    cast = load_cast(town).first(2)
+    console = Console(io.StringIO(), {}, town.name)
+    Simulation(server.stub, town, cast, Plan(T0, 0.5), console).setup()
+    memories = server.stub.ListMemories(
+        pb.ListMemoriesRequest(agent_id="isabella", world_id="smallville")
+    )
+    texts = [m.description for m in memories.memories]
+    assert any("Valentine's Day party at Hobbs Cafe" in t for t in texts)
+    assert all(m.source.kind == pb.AUTHOR for m in memories.memories)
+    with pytest.raises(DemoError, match="already has agent 'isabella'"):
+        Simulation(server.stub, town, cast, Plan(T0, 0.5), console).setup()
+
+
+@pytest.mark.parametrize(
+    ("ablation", "switch"),
+    [
+        ("no-reflection", "reflection_enabled"),
+        ("no-planning", "planning_enabled"),
+        ("no-memory", "memory_enabled"),
+    ],
+)
+def test_an_ablation_switches_that_part_off_for_every_agent(
+    server: RunningServer, ablation: str, switch: str
+) -> None:
+    town = load_town()
+    cast = load_cast(town).first(2)
+    plan = Plan(T0, 0.5, ablation=ablation, world_id=ablation)
+    Simulation(server.stub, town, cast, plan, Console(io.StringIO(), {}, "")).setup()
+    for member in cast.members:
+        agent = server.stub.GetAgent(
+            pb.GetAgentRequest(world_id=ablation, agent_id=member.agent_id)
+        )
+        assert getattr(agent, switch) is False
+        others = {"reflection_enabled", "planning_enabled", "memory_enabled"} - {switch}
+        assert all(getattr(agent, name) for name in others)
+
+
+def test_an_unknown_ablation_is_refused() -> None:
+    town = load_town()
+    with pytest.raises(DemoError, match="--ablation: 'no-sleep'"):
+        Simulation(None, town, load_cast(town), Plan(T0, 1, ablation="no-sleep"), None)  # type: ignore[arg-type]
+
+
+def test_big_ticks_are_split_within_the_servers_limits() -> None:
+    items = [
+        pb.AgentTick(agent_id=f"a{i}", observations=[pb.Observation(text="x")] * 100)
+        for i in range(5)
+    ]
+    assert [len(b) for b in batches(items)] == [2, 2, 1]
+    assert [len(b) for b in batches([pb.AgentTick(agent_id="a")] * 300)] == [256, 44]
