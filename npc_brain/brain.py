@@ -26,6 +26,7 @@ from npc_brain.memory.records import (
     ScoredMemory,
 )
 from npc_brain.memory.retrieval import Weights
+from npc_brain.memory.store import Perception
 from npc_brain.persona import AgentRecord, Persona, Switches
 from npc_brain.reacting import Reacting
 from npc_brain.reflecting import Reflecting
@@ -53,6 +54,17 @@ class TickResult:
     action: Action
     pending: bool
     memory_ids: list[str]
+
+
+@dataclass(frozen=True)
+class _Sensed:
+    """A perception prepared but not yet stored."""
+
+    agent: AgentRecord
+    observations: Sequence[Observation]
+    new: list[Observation]
+    known: dict[tuple[str, str], int]
+    perception: Perception
 
 
 @dataclass(frozen=True)
@@ -162,9 +174,20 @@ class Brain:
         observations: Sequence[Observation],
         visible_addresses: Sequence[str],
     ) -> list[str]:
+        sensed = await self._sense(world, agent, game_time, observations, visible_addresses)
+        return self._commit(world, game_time, [sensed])[0]
+
+    async def _sense(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        observations: Sequence[Observation],
+        visible_addresses: Sequence[str],
+    ) -> _Sensed:
+        """What a perception will store (places, new memories), written by _commit."""
         self._f.usage.saw(world.world_id, agent.agent_id, game_time)
         places = [*visible_addresses, *(o.address for o in observations)]
-        world.store.add_places(agent.agent_id, places, game_time)
         known = {
             (m.description, m.address): m.memory_id
             for m in world.stream(agent.agent_id).recent(self._settings.perception_retention)
@@ -172,12 +195,24 @@ class Brain:
         }
         new = [o for o in observations if (o.text, o.address) not in known]
         new = list({(o.text, o.address): o for o in new}.values())  # one per repeated line
-        stored = await self._f.remember(world, agent, MemoryKind.OBSERVATION, new, game_time)
-        known.update({(m.description, m.address): m.memory_id for m in stored})
-        if stored:
-            self._reflecting.after_new_memories(world, agent, game_time)
-            self._reacting.after_perceive(world, agent, game_time, new)
-        return [str(known[(o.text, o.address)]) for o in observations]
+        memories, vectors = await self._f.prepare(
+            world, agent, MemoryKind.OBSERVATION, new, game_time
+        )
+        perception = Perception(agent.agent_id, places, game_time, memories, vectors)
+        return _Sensed(agent, observations, new, known, perception)
+
+    def _commit(self, world: World, game_time: GameTime, sensed: list[_Sensed]) -> list[list[str]]:
+        """Stores the perceptions in one transaction; then reflections and reactions may
+        start. Returns each perception's memory ids, one per observation."""
+        stored = world.perceived([s.perception for s in sensed])
+        ids = []
+        for s, memories in zip(sensed, stored, strict=True):
+            s.known.update({(m.description, m.address): m.memory_id for m in memories})
+            if memories:
+                self._reflecting.after_new_memories(world, s.agent, game_time)
+                self._reacting.after_perceive(world, s.agent, game_time, s.new)
+            ids.append([str(s.known[(o.text, o.address)]) for o in s.observations])
+        return ids
 
     async def add_memory(
         self,
@@ -300,20 +335,31 @@ class Brain:
             checked.append(self._agent(world.world_id, item.agent_id, prefix)[1])
             validation.observations(item.observations, item.visible_addresses, prefix, self._limits)
 
+        if not lockstep:  # everyone perceives, then one write for all, then everyone acts
+            sensed = await asyncio.gather(
+                *(
+                    self._sense(world, agent, game_time, item.observations, item.visible_addresses)
+                    for item, agent in zip(agents, checked, strict=True)
+                )
+            )
+            ids = self._commit(world, game_time, list(sensed))
+            acted = await asyncio.gather(
+                *(self._acting.act(world, agent, game_time, max_wait_ms) for agent in checked)
+            )
+            return [
+                TickResult(item.agent_id, action, pending, memory_ids)
+                for item, (action, pending), memory_ids in zip(agents, acted, ids, strict=True)
+            ]
+
         async def one(item: AgentTick, agent: AgentRecord) -> TickResult:
             ids = await self._perceive(
                 world, agent, game_time, item.observations, item.visible_addresses
             )
-            if lockstep:
-                await self._settle(world)
-            wait = None if lockstep else max_wait_ms
-            action, pending = await self._acting.act(world, agent, game_time, wait)
-            if lockstep:
-                await self._settle(world)
+            await self._settle(world)
+            action, pending = await self._acting.act(world, agent, game_time, None)
+            await self._settle(world)
             return TickResult(item.agent_id, action, pending, ids)
 
-        if not lockstep:
-            return list(await asyncio.gather(*map(one, agents, checked)))
         results = [await one(item, agent) for item, agent in zip(agents, checked, strict=True)]
         # What a later agent started (a conversation with an earlier one) shows for both.
         return [

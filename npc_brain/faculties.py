@@ -117,6 +117,18 @@ class Faculties:
         game_time: GameTime,
     ) -> list[MemoryRecord]:
         """Embeds, rates and durably stores observations as memories of one kind."""
+        memories, vectors = await self.prepare(world, agent, kind, observations, game_time)
+        return world.remember(agent.agent_id, memories, vectors)
+
+    async def prepare(
+        self,
+        world: World,
+        agent: AgentRecord,
+        kind: MemoryKind,
+        observations: Sequence[Observation],
+        game_time: GameTime,
+    ) -> tuple[list[NewMemory], NDArray[np.float32]]:
+        """Embeds and rates observations as memories of one kind, not yet stored."""
         vectors = await self.embed([o.text for o in observations])
         memories = [
             NewMemory(
@@ -133,7 +145,7 @@ class Faculties:
             )
             for o, vector in zip(observations, vectors, strict=True)
         ]
-        return world.remember(agent.agent_id, memories, vectors)
+        return memories, vectors
 
     async def remember_dialogue(
         self,

@@ -16,7 +16,7 @@ from npc_brain.cognition.plan import DayPlan, Step, plan_from_json, plan_to_json
 from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.memory.ann import AnnIndex
 from npc_brain.memory.records import MemoryRecord, NewMemory
-from npc_brain.memory.store import WorldStore
+from npc_brain.memory.store import Perception, WorldStore
 from npc_brain.memory.stream import AgentStream
 from npc_brain.persona import AgentRecord
 
@@ -82,6 +82,19 @@ class World:
         stored = self.store.add_memories(agent_id, memories, vectors)
         stream.add(stored, vectors)
         self._index_later(agent_id, stream)
+        return stored
+
+    def perceived(self, perceptions: Sequence[Perception]) -> list[list[MemoryRecord]]:
+        """Stores several agents' perceptions in one transaction, then adds the new
+        memories to their streams; returns each agent's stored memories."""
+        for p in perceptions:
+            self.stream(p.agent_id)  # loaded before the write, so each is added once
+        stored = self.store.add_perceptions(perceptions)
+        for p, memories in zip(perceptions, stored, strict=True):
+            if memories:
+                stream = self.stream(p.agent_id)
+                stream.add(memories, p.vectors)
+                self._index_later(p.agent_id, stream)
         return stored
 
     def forget(self, agent_id: str, memory_id: int) -> bool:

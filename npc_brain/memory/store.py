@@ -12,7 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,17 @@ _MEMORY_COLUMNS = (
     " source_agent_id, created, last_accessed, importance, evidence_json, depth, expires"
 )
 _NEW_VERSION = "UPDATE agents SET memory_version = lower(hex(randomblob(8))) WHERE agent_id = ?"
+
+
+@dataclass(frozen=True)
+class Perception:
+    """One agent's perception, ready to store: the places it saw and its new memories."""
+
+    agent_id: str
+    places: Sequence[str]
+    game_time: GameTime
+    memories: Sequence[NewMemory]
+    vectors: NDArray[np.float32]
 
 
 class WorldStore:
@@ -145,37 +156,19 @@ class WorldStore:
         self, agent_id: str, memories: Sequence[NewMemory], vectors: NDArray[np.float32]
     ) -> list[MemoryRecord]:
         """Writes memories with their embeddings in one transaction; returns them with ids."""
-        stored: list[MemoryRecord] = []
         with self._transaction() as db:
-            for memory, vector in zip(memories, vectors, strict=True):
-                cursor = db.execute(
-                    "INSERT INTO memories (agent_id, kind, description, subject, predicate,"
-                    " object, address, source_kind, source_agent_id, created, last_accessed,"
-                    " importance, evidence_json, depth, expires, embedding)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        agent_id,
-                        int(memory.kind),
-                        memory.description,
-                        memory.subject,
-                        memory.predicate,
-                        memory.object,
-                        memory.address,
-                        int(memory.source.kind),
-                        memory.source.agent_id,
-                        memory.created,
-                        memory.created,
-                        memory.importance,
-                        json.dumps(list(memory.evidence_ids)),
-                        memory.depth,
-                        memory.expires,
-                        np.asarray(vector, dtype=np.float32).tobytes(),
-                    ),
-                )
-                assert cursor.lastrowid is not None
-                stored.append(_stored(memory, cursor.lastrowid))
-            db.execute(_NEW_VERSION, (agent_id,))
-        return stored
+            return _insert_memories(db, agent_id, memories, vectors)
+
+    def add_perceptions(self, perceptions: Sequence[Perception]) -> list[list[MemoryRecord]]:
+        """Writes several agents' new places and memories in one transaction (one fsync
+        for a whole Tick); returns each agent's stored memories, in order."""
+        with self._transaction() as db:
+            for p in perceptions:
+                _insert_places(db, p.agent_id, p.places, p.game_time)
+            return [
+                _insert_memories(db, p.agent_id, p.memories, p.vectors) if p.memories else []
+                for p in perceptions
+            ]
 
     def load_memories(
         self, agent_id: str, dimension: int
@@ -253,10 +246,7 @@ class WorldStore:
     def add_places(self, agent_id: str, addresses: Sequence[str], game_time: GameTime) -> None:
         """Adds addresses to the places an agent knows (spatial memory)."""
         with self._transaction() as db:
-            db.executemany(
-                "INSERT OR IGNORE INTO places VALUES (?, ?, ?)",
-                [(agent_id, address, game_time) for address in addresses if address],
-            )
+            _insert_places(db, agent_id, addresses, game_time)
 
     def places(self, agent_id: str) -> list[str]:
         """The addresses an agent knows, in the order it learnt them."""
@@ -285,6 +275,53 @@ class WorldStore:
                 "SELECT day, plan_json FROM plans WHERE agent_id = ?", (agent_id,)
             ).fetchone()
         return None if row is None else (float(row[0]), str(row[1]))
+
+
+def _insert_memories(
+    db: sqlite3.Connection,
+    agent_id: str,
+    memories: Sequence[NewMemory],
+    vectors: NDArray[np.float32],
+) -> list[MemoryRecord]:
+    stored: list[MemoryRecord] = []
+    for memory, vector in zip(memories, vectors, strict=True):
+        cursor = db.execute(
+            "INSERT INTO memories (agent_id, kind, description, subject, predicate,"
+            " object, address, source_kind, source_agent_id, created, last_accessed,"
+            " importance, evidence_json, depth, expires, embedding)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                agent_id,
+                int(memory.kind),
+                memory.description,
+                memory.subject,
+                memory.predicate,
+                memory.object,
+                memory.address,
+                int(memory.source.kind),
+                memory.source.agent_id,
+                memory.created,
+                memory.created,
+                memory.importance,
+                json.dumps(list(memory.evidence_ids)),
+                memory.depth,
+                memory.expires,
+                np.asarray(vector, dtype=np.float32).tobytes(),
+            ),
+        )
+        assert cursor.lastrowid is not None
+        stored.append(_stored(memory, cursor.lastrowid))
+    db.execute(_NEW_VERSION, (agent_id,))
+    return stored
+
+
+def _insert_places(
+    db: sqlite3.Connection, agent_id: str, addresses: Sequence[str], game_time: GameTime
+) -> None:
+    db.executemany(
+        "INSERT OR IGNORE INTO places VALUES (?, ?, ?)",
+        [(agent_id, address, game_time) for address in addresses if address],
+    )
 
 
 def _stored(memory: NewMemory, memory_id: int) -> MemoryRecord:

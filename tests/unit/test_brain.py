@@ -298,3 +298,37 @@ def test_authored_memories_list_in_pages_and_can_be_forgotten(tmp_path: Path) ->
     brain.close()
     reopened = make_brain(tmp_path)
     assert len(run(reopened.retrieve("", "isabella", T0, "backstory 0", k=10))) == 4
+
+
+def test_a_tick_stores_every_agents_perception_in_one_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from npc_brain.memory.store import WorldStore
+
+    brain = make_brain(tmp_path)
+    writes: list[int] = []
+    add_perceptions = WorldStore.add_perceptions
+
+    def counted(store: WorldStore, perceptions: list[object]) -> object:
+        writes.append(len(perceptions))
+        return add_perceptions(store, perceptions)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        names = ("isabella", "klaus", "maria")
+        for agent_id in names:
+            await brain.upsert_agent("", agent_id, Persona(agent_id.title()), 0.0)
+        monkeypatch.setattr(WorldStore, "add_perceptions", counted)
+        ticks = [
+            AgentTick(a, [Observation(f"{a} sees rain", importance=2)], ["ville:park"])
+            for a in names
+        ]
+        results = await brain.tick("", 60.0, ticks)
+        assert writes == [3]  # one write (one fsync) for the whole tick
+        for agent_id, result in zip(names, results, strict=True):
+            page = await brain.list_memories("", agent_id, kinds=[MemoryKind.OBSERVATION])
+            assert [str(m.memory_id) for m in page.memories] == result.memory_ids
+            assert page.memories[0].description == f"{agent_id} sees rain"
+        again = await brain.tick("", 120.0, ticks)  # nothing new: the same ids come back
+        assert [r.memory_ids for r in again] == [r.memory_ids for r in results]
+
+    asyncio.run(scenario())

@@ -75,3 +75,20 @@ def test_places_keep_the_order_they_were_learnt(tmp_path: Path) -> None:
     store.add_places("isabella", ["b", "a", ""], 1.0)
     store.add_places("isabella", ["a", "c"], 2.0)
     assert store.places("isabella") == ["b", "a", "c"]
+
+
+def test_perceptions_of_several_agents_are_written_together(tmp_path: Path) -> None:
+    from npc_brain.memory.store import Perception
+
+    store = _store(tmp_path)
+    store.upsert_agent(AgentRecord("klaus", Persona("Klaus")))
+    rain = NewMemory(MemoryKind.OBSERVATION, "rain", 10.0, 2.0)
+    stored = store.add_perceptions(
+        [
+            Perception("isabella", ["cafe"], 10.0, [rain], np.array([[1, 0, 0]], np.float32)),
+            Perception("klaus", ["park", ""], 10.0, [], np.zeros((0, 3), np.float32)),
+        ]
+    )
+    assert [len(s) for s in stored] == [1, 0]
+    assert store.load_memories("isabella", 3)[0] == stored[0]
+    assert store.places("isabella") == ["cafe"] and store.places("klaus") == ["park"]
