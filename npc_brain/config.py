@@ -7,6 +7,7 @@ is generated from them, so the help always matches the code.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -200,6 +201,12 @@ class Settings:
         "how chat_url is asked for schema-constrained output: json_schema, json_object "
         "(llama-cpp-python's server), none (validated only) or auto (steps down on refusal)",
     )
+    chat_api_extra: str = _setting(
+        "",
+        "JSON object of server-specific sampling fields added to every chat_url request, "
+        'e.g. {"repeat_penalty": 1.0} for llama.cpp\'s servers (they default to 1.1; '
+        "the embedded model samples with 1.0)",
+    )
     embed_url: str = _setting(
         "",
         "base URL of an OpenAI-compatible embeddings server; set, it embeds instead of "
@@ -232,6 +239,20 @@ class Settings:
             raise InvalidArgument(
                 "chat_api_constrain", f"expected one of {', '.join(CONSTRAIN_MODES)}"
             )
+
+        self.chat_api_extra_fields()
+
+    def chat_api_extra_fields(self) -> dict[str, Any]:
+        """chat_api_extra parsed: a JSON object (empty when unset)."""
+        if not self.chat_api_extra:
+            return {}
+        try:
+            fields = json.loads(self.chat_api_extra)
+        except ValueError as error:
+            raise InvalidArgument("chat_api_extra", f"is not JSON: {error}") from None
+        if not isinstance(fields, dict):
+            raise InvalidArgument("chat_api_extra", "must be a JSON object")
+        return fields
 
     def chat_model_path(self) -> Path:
         return Path(self.chat_model) if self.chat_model else self.models_dir / DEFAULT_CHAT_MODEL

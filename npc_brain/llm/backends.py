@@ -33,6 +33,7 @@ def chat_from_settings(settings: Settings) -> ChatModel:
             settings.chat_api_model,
             constrain=settings.chat_api_constrain,
             seed=settings.seed,
+            extra=settings.chat_api_extra_fields(),
         )
     from npc_brain.llm.llama import LlamaChat  # loads llama.cpp only when it is used
 

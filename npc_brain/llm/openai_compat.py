@@ -97,7 +97,8 @@ class OpenAIChat:
 
     `model` empty: the first model the server lists under /models. Calls may run at
     once up to the endpoint's concurrency (the server's parallel slots). `seed` is sent
-    with calls that name none, so the same inputs sample the same answers.
+    with calls that name none, so the same inputs sample the same answers; `extra`
+    fields (server-specific sampling, such as llama.cpp's repeat_penalty) with every call.
     """
 
     def __init__(
@@ -108,6 +109,7 @@ class OpenAIChat:
         constrain: str = "auto",
         repair_attempts: int = 1,
         seed: int | None = None,
+        extra: Mapping[str, Any] | None = None,
         client: ApiClient | None = None,
     ) -> None:
         if constrain not in CONSTRAIN_MODES:
@@ -120,6 +122,7 @@ class OpenAIChat:
         self._auto = constrain == "auto"
         self._repairs = repair_attempts
         self._seed = seed  # sent when a call names none, as the embedded model uses its own
+        self._extra = dict(extra or {})  # server-specific sampling fields, sent every call
         self._defuse = Defuser(KNOWN_MARKUP)
         self._mode_lock = threading.Lock()
 
@@ -139,7 +142,10 @@ class OpenAIChat:
         on_token: TokenSink | None = None,
     ) -> Completion:
         chat = [{"role": m.role, "content": self._defuse(m.content)} for m in messages]
-        sampling: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
+        sampling: dict[str, Any] = self._extra | {
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
         seed = self._seed if seed is None else seed
         if seed is not None:
             sampling["seed"] = seed

@@ -13,6 +13,7 @@ import pytest
 
 from tests.integration.openai_server import LlamaCppServer, chat_server, embedding_server
 
+EXTRA = "NPC_BRAIN_CHAT_API_EXTRA"
 SWITCHES = {
     "NPC_BRAIN_TEST_CHAT_BACKEND": ("NPC_BRAIN_CHAT_URL", chat_server),
     "NPC_BRAIN_TEST_EMBED_BACKEND": ("NPC_BRAIN_EMBED_URL", embedding_server),
@@ -34,6 +35,9 @@ def external_model_servers() -> Iterator[None]:
             started.append(server)
             before[setting] = os.environ.get(setting)
             os.environ[setting] = server.url
+            if setting == "NPC_BRAIN_CHAT_URL":  # sample as the embedded model does
+                before[EXTRA] = os.environ.get(EXTRA)
+                os.environ[EXTRA] = '{"repeat_penalty": 1.0}'
         yield
     finally:
         for setting, value in before.items():

@@ -26,7 +26,13 @@ def test_file_then_env_then_overrides(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("values", "field"),
-    [({"port": "70000"}, "port"), ({"recency_decay": "x"}, "recency_decay"), ({"nope": 1}, "nope")],
+    [
+        ({"port": "70000"}, "port"),
+        ({"recency_decay": "x"}, "recency_decay"),
+        ({"nope": 1}, "nope"),
+        ({"chat_api_extra": "{oops"}, "chat_api_extra"),
+        ({"chat_api_extra": "[1, 2]"}, "chat_api_extra"),
+    ],
 )
 def test_bad_settings_name_the_setting(values: dict[str, object], field: str) -> None:
     with pytest.raises(InvalidArgument) as error:

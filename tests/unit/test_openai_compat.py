@@ -72,6 +72,18 @@ def test_a_constrained_call_sends_the_schema_key_seed_and_sampling(server: FakeO
     assert "stream" not in body
 
 
+def test_extra_sampling_fields_go_with_every_call_but_never_override_ours(
+    server: FakeOpenAI,
+) -> None:
+    server.enqueue(chat_answer("hello"))
+    client = ApiClient(Endpoint(server.url))
+    extra = {"repeat_penalty": 1.0, "max_tokens": 9999}
+    chat = OpenAIChat(client.endpoint, "tiny", extra=extra, client=client)
+    chat.complete(HELLO, max_tokens=40)
+    body = server.requests[0].body
+    assert (body["repeat_penalty"], body["max_tokens"]) == (1.0, 40)
+
+
 def test_the_model_is_the_first_one_the_server_lists_when_none_is_named(
     server: FakeOpenAI,
 ) -> None:
