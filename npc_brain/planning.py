@@ -119,7 +119,7 @@ class Planning:
         current = hour_start(game_time)
         state.hours = {h: steps for h, steps in state.hours.items() if h <= current}
         world.save_plan(agent.agent_id)
-        revised = plan.describe(agent.persona.name).replace("plan for the day", "revised plan")
+        revised = plan.describe(agent.persona.name, "revised plan")
         await self._f.remember(world, agent, MemoryKind.PLAN, [Observation(revised)], game_time)
 
     async def _plan_day(self, world: World, agent: AgentRecord, today: GameTime) -> DayPlan:

@@ -38,10 +38,10 @@ class DayPlan:
     wake_hour: int
     blocks: tuple[Block, ...]
 
-    def describe(self, name: str) -> str:
+    def describe(self, name: str, title: str = "plan for the day") -> str:
         parts = [f"wake up at {self.wake_hour}:00"]
         parts += [f"{b.hour}:00 {b.activity}" for b in self.blocks]
-        return f"{name}'s plan for the day: " + "; ".join(parts)
+        return f"{name}'s {title}: " + "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -54,15 +54,20 @@ class Step:
     emoji: str
 
 
-def day_plan_schema() -> dict[str, object]:
-    block = {
+def block_schema(hours: Sequence[int]) -> dict[str, object]:
+    """A block of a plan: a starting hour among `hours` and an activity."""
+    return {
         "type": "object",
         "properties": {
-            "hour": one_of(list(range(5, 24))),
+            "hour": one_of(list(hours)),
             "activity": {"type": "string", "pattern": ACTIVITY_PATTERN},
         },
         "required": ["hour", "activity"],
     }
+
+
+def day_plan_schema() -> dict[str, object]:
+    block = block_schema(range(5, 24))
     return {
         "type": "object",
         "properties": {
@@ -129,13 +134,7 @@ def parse_day_plan(text: str) -> DayPlan:
         return default_day()
     if wake not in WAKE_HOURS or not isinstance(raw, list):
         return default_day()
-    blocks: dict[int, Block] = {}
-    for item in raw:
-        if isinstance(item, dict) and isinstance(item.get("hour"), int):
-            activity = item.get("activity")
-            if isinstance(activity, str) and activity.strip() and item["hour"] >= wake:
-                blocks.setdefault(item["hour"], Block(item["hour"], activity.strip()))
-    ordered = sorted(blocks.values(), key=lambda b: b.hour)
+    ordered = _blocks(raw, wake)
     if not ordered:
         return default_day()
     if "sleep" not in ordered[-1].activity:
@@ -156,14 +155,7 @@ def revise_day(
     later = list(range(hour + 1, 24))
     if not later:
         return plan, Completion("", 0, 0)
-    block = {
-        "type": "object",
-        "properties": {
-            "hour": one_of(later),
-            "activity": {"type": "string", "pattern": ACTIVITY_PATTERN},
-        },
-        "required": ["hour", "activity"],
-    }
+    block = block_schema(later)
     schema = {
         "type": "object",
         "properties": {"plan": {"type": "array", "items": block, "minItems": 1, "maxItems": 6}},
@@ -191,15 +183,9 @@ def parse_revision(text: str, plan: DayPlan, hour: int) -> DayPlan:
         raw = json.loads(text)["plan"]
     except (ValueError, KeyError, TypeError):
         return plan
-    blocks: dict[int, Block] = {}
-    for item in raw if isinstance(raw, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("hour"), int) and item["hour"] > hour:
-            activity = item.get("activity")
-            if isinstance(activity, str) and activity.strip():
-                blocks.setdefault(item["hour"], Block(item["hour"], activity.strip()))
-    if not blocks:
+    later = _blocks(raw, hour + 1)
+    if not later:
         return plan
-    later = sorted(blocks.values(), key=lambda b: b.hour)
     if "sleep" not in later[-1].activity:
         sleep = next((b for b in plan.blocks if "sleep" in b.activity and b.hour > hour), None)
         later.append(sleep or Block(max(22, later[-1].hour + 1), "sleeping"))
@@ -234,6 +220,18 @@ def plan_from_json(text: str) -> tuple[DayPlan, dict[float, list[Step]]]:
         for start, steps in data["hours"].items()
     }
     return plan, hours
+
+
+def _blocks(raw: object, first_hour: int) -> list[Block]:
+    """The usable blocks of an answer's list, from first_hour on, one per hour (the first
+    named wins), in time order."""
+    blocks: dict[int, Block] = {}
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("hour"), int):
+            activity = item.get("activity")
+            if isinstance(activity, str) and activity.strip() and item["hour"] >= first_hour:
+                blocks.setdefault(item["hour"], Block(item["hour"], activity.strip()))
+    return sorted(blocks.values(), key=lambda b: b.hour)
 
 
 def default_day() -> DayPlan:
