@@ -75,6 +75,7 @@ class ZeroShotEstimator:
 
     name = "paper zero-shot prompt"
     uses_chat = True
+    uses_agent_name = True
 
     def __init__(self, chat: ChatModel) -> None:
         self._chat = chat

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from npc_brain.action import Action
 from npc_brain.cognition.act import Decision, decide_action, idle_decision
@@ -37,20 +38,54 @@ class Acting:
 
         Waits for a decision at most max_wait_ms; None waits until it is made.
         """
+        (answer,) = await self.act_many(world, [agent], game_time, max_wait_ms)
+        return answer
+
+    async def act_many(
+        self,
+        world: World,
+        agents: Sequence[AgentRecord],
+        game_time: GameTime,
+        max_wait_ms: int | None,
+    ) -> list[tuple[Action, bool]]:
+        """`act` for many agents at once: their decisions are waited for together."""
+        tasks = [self._deciding(world, agent, game_time) for agent in agents]
+        waiting = {task for task in tasks if task is not None}
+        if waiting and (max_wait_ms is None or max_wait_ms > 0):
+            timeout = None if max_wait_ms is None else max_wait_ms / 1000
+            await asyncio.wait(waiting, timeout=timeout)
+        return [
+            self._answer(world, agent, game_time, task)
+            for agent, task in zip(agents, tasks, strict=True)
+        ]
+
+    def _deciding(
+        self, world: World, agent: AgentRecord, game_time: GameTime
+    ) -> asyncio.Task[Action] | None:
+        """The decision to wait for (started if none runs); None while the current
+        action still covers game_time."""
         state = world.state(agent.agent_id)
         if state.action is not None and state.action.covers(game_time):
-            return state.action, state.deciding is not None
+            return None
         if state.deciding is None:
             state.deciding = asyncio.create_task(self._decide(world, agent, game_time))
             state.deciding.add_done_callback(lambda _: setattr(state, "deciding", None))
-        task = state.deciding
-        if max_wait_ms is None or max_wait_ms > 0:
-            timeout = None if max_wait_ms is None else max_wait_ms / 1000
-            await asyncio.wait({task}, timeout=timeout)
-        if task.done() and not task.cancelled():
+        return state.deciding
+
+    def _answer(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        task: asyncio.Task[Action] | None,
+    ) -> tuple[Action, bool]:
+        state = world.state(agent.agent_id)
+        if task is None and state.action is not None:
+            return state.action, state.deciding is not None
+        if task is not None and task.done() and not task.cancelled():
             return task.result(), False
-        if task.cancelled() and state.action is not None:  # a reaction took over
-            return state.action, False
+        if task is not None and task.cancelled() and state.action is not None:
+            return state.action, False  # a reaction took over
         if state.action is not None:
             return state.action, True
         places = world.store.places(agent.agent_id)

@@ -174,32 +174,40 @@ class Brain:
         observations: Sequence[Observation],
         visible_addresses: Sequence[str],
     ) -> list[str]:
-        sensed = await self._sense(world, agent, game_time, observations, visible_addresses)
-        return self._commit(world, game_time, [sensed])[0]
+        item = AgentTick(agent.agent_id, observations, visible_addresses)
+        sensed = await self._sense(world, game_time, [(item, agent)])
+        return self._commit(world, game_time, sensed)[0]
 
     async def _sense(
-        self,
-        world: World,
-        agent: AgentRecord,
-        game_time: GameTime,
-        observations: Sequence[Observation],
-        visible_addresses: Sequence[str],
-    ) -> _Sensed:
-        """What a perception will store (places, new memories), written by _commit."""
-        self._f.usage.saw(world.world_id, agent.agent_id, game_time)
-        places = [*visible_addresses, *(o.address for o in observations)]
-        known = {
-            (m.description, m.address): m.memory_id
-            for m in world.stream(agent.agent_id).recent(self._settings.perception_retention)
-            if m.kind == MemoryKind.OBSERVATION
-        }
-        new = [o for o in observations if (o.text, o.address) not in known]
-        new = list({(o.text, o.address): o for o in new}.values())  # one per repeated line
-        memories, vectors = await self._f.prepare(
-            world, agent, MemoryKind.OBSERVATION, new, game_time
-        )
-        perception = Perception(agent.agent_id, places, game_time, memories, vectors)
-        return _Sensed(agent, observations, new, known, perception)
+        self, world: World, game_time: GameTime, items: Sequence[tuple[AgentTick, AgentRecord]]
+    ) -> list[_Sensed]:
+        """What the agents' perceptions will store (places, new memories), written by
+        _commit. Every new text of every agent is embedded in one batch."""
+        retention = self._settings.perception_retention
+        news: list[tuple[list[Observation], dict[tuple[str, str], int]]] = []
+        for item, agent in items:
+            self._f.usage.saw(world.world_id, agent.agent_id, game_time)
+            known = {
+                (m.description, m.address): m.memory_id
+                for m in world.stream(agent.agent_id).recent(retention)
+                if m.kind == MemoryKind.OBSERVATION
+            }
+            new = [o for o in item.observations if (o.text, o.address) not in known]
+            new = list({(o.text, o.address): o for o in new}.values())  # one per repeated line
+            news.append((new, known))
+        vectors = await self._f.embed([o.text for new, _ in news for o in new])
+        sensed = []
+        start = 0
+        for (item, agent), (new, known) in zip(items, news, strict=True):
+            part = vectors[start : start + len(new)]
+            start += len(new)
+            memories = await self._f.rate(
+                world, agent, MemoryKind.OBSERVATION, new, game_time, part
+            )
+            places = [*item.visible_addresses, *(o.address for o in item.observations)]
+            perception = Perception(agent.agent_id, places, game_time, memories, part)
+            sensed.append(_Sensed(agent, item.observations, new, known, perception))
+        return sensed
 
     def _commit(self, world: World, game_time: GameTime, sensed: list[_Sensed]) -> list[list[str]]:
         """Stores the perceptions in one transaction; then reflections and reactions may
@@ -336,16 +344,9 @@ class Brain:
             validation.observations(item.observations, item.visible_addresses, prefix, self._limits)
 
         if not lockstep:  # everyone perceives, then one write for all, then everyone acts
-            sensed = await asyncio.gather(
-                *(
-                    self._sense(world, agent, game_time, item.observations, item.visible_addresses)
-                    for item, agent in zip(agents, checked, strict=True)
-                )
-            )
-            ids = self._commit(world, game_time, list(sensed))
-            acted = await asyncio.gather(
-                *(self._acting.act(world, agent, game_time, max_wait_ms) for agent in checked)
-            )
+            sensed = await self._sense(world, game_time, list(zip(agents, checked, strict=True)))
+            ids = self._commit(world, game_time, sensed)
+            acted = await self._acting.act_many(world, checked, game_time, max_wait_ms)
             return [
                 TickResult(item.agent_id, action, pending, memory_ids)
                 for item, (action, pending), memory_ids in zip(agents, acted, ids, strict=True)

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from npc_brain.action import Line
 from npc_brain.config import Settings
-from npc_brain.importance.base import Estimate
+from npc_brain.importance.base import Estimate, ImportanceEstimator
 from npc_brain.importance.registry import Estimators
 from npc_brain.llm.backends import chat_workers
 from npc_brain.llm.base import ChatModel, Embedder
@@ -54,8 +54,8 @@ class Faculties:
         self.embeddings = EmbeddingCache(settings.embedding_cache_size, embedder.dimension)
         self.usage = UsageLedger()
         self.importance_estimators = Estimators(settings, chat, embedder)
-        # (estimator, agent name, text) -> estimate, with the anchors that decided it
-        self._ratings: OrderedDict[tuple[str, str, str], Estimate] = OrderedDict()
+        # (estimator, agent name or "", text) -> estimate, with the anchors that decided it
+        self._ratings: OrderedDict[tuple[str, ...], Estimate] = OrderedDict()
 
     def close(self) -> None:
         self.scheduler.close()
@@ -83,7 +83,7 @@ class Faculties:
         if o.importance is not None:
             return float(o.importance)
         estimator = self.importance_estimators.for_agent(world.world_id, agent.agent_id)
-        key = (estimator.name, agent.persona.name, o.text)
+        key = _rating_key(estimator, agent, o.text)
         if (cached := self._ratings.get(key)) is not None:
             self._ratings.move_to_end(key)
             return cached.value
@@ -106,7 +106,7 @@ class Faculties:
         """The latest estimate of `text` for the agent (with the anchors that decided it),
         while it is in the rating cache; None for overrides and texts not rated lately."""
         estimator = self.importance_estimators.for_agent(world.world_id, agent.agent_id)
-        return self._ratings.get((estimator.name, agent.persona.name, text))
+        return self._ratings.get(_rating_key(estimator, agent, text))
 
     async def remember(
         self,
@@ -130,7 +130,19 @@ class Faculties:
     ) -> tuple[list[NewMemory], NDArray[np.float32]]:
         """Embeds and rates observations as memories of one kind, not yet stored."""
         vectors = await self.embed([o.text for o in observations])
-        memories = [
+        return await self.rate(world, agent, kind, observations, game_time, vectors), vectors
+
+    async def rate(
+        self,
+        world: World,
+        agent: AgentRecord,
+        kind: MemoryKind,
+        observations: Sequence[Observation],
+        game_time: GameTime,
+        vectors: NDArray[np.float32],
+    ) -> list[NewMemory]:
+        """Rates embedded observations (one row of `vectors` each) as new memories."""
+        return [
             NewMemory(
                 kind=kind,
                 description=o.text,
@@ -145,7 +157,6 @@ class Faculties:
             )
             for o, vector in zip(observations, vectors, strict=True)
         ]
-        return memories, vectors
 
     async def remember_dialogue(
         self,
@@ -223,3 +234,8 @@ class Faculties:
             given.importance or s.weight_importance,
             given.relevance or s.weight_relevance,
         )
+
+
+def _rating_key(estimator: ImportanceEstimator, agent: AgentRecord, text: str) -> tuple[str, ...]:
+    """Where a rating is cached: per agent name only if the estimator reads the name."""
+    return (estimator.name, agent.persona.name if estimator.uses_agent_name else "", text)

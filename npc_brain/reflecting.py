@@ -22,7 +22,6 @@ from npc_brain.memory.records import (
     Source,
     SourceKind,
 )
-from npc_brain.memory.stream import AgentStream
 from npc_brain.persona import AgentRecord
 from npc_brain.scheduler import Priority
 from npc_brain.world import World
@@ -30,17 +29,6 @@ from npc_brain.world import World
 log = logging.getLogger(__name__)
 RECENT_MEMORIES = 100
 EVIDENCE_PER_QUESTION = 8
-
-
-def importance_since_reflection(stream: AgentStream) -> float:
-    """Summed importance of the memories newer than the agent's latest reflection."""
-    total = 0.0
-    for record in reversed(stream.records):
-        if record.kind == MemoryKind.REFLECTION:
-            break
-        if stream.get(record.memory_id) is not None:
-            total += record.importance
-    return total
 
 
 class Reflecting:
@@ -56,7 +44,7 @@ class Reflecting:
         if not agent.reflection_enabled or key in self._running:
             return
         stream = world.stream(agent.agent_id)
-        if importance_since_reflection(stream) < self._f.settings.reflection_threshold:
+        if stream.importance_since_reflection < self._f.settings.reflection_threshold:
             return
         task = asyncio.create_task(self.reflect(world, agent, game_time))
         self._running[key] = task

@@ -62,11 +62,13 @@ class ImportanceEstimator(Protocol):
     `vectors` are the texts' unit-length embeddings from the server's embedder when the
     caller already has them (None: an estimator that needs them embeds the texts itself).
     `uses_chat` says whether `estimate` calls the chat model, so callers run it on the
-    chat model's worker; otherwise it runs on the embedder's.
+    chat model's worker; otherwise it runs on the embedder's. `uses_agent_name` says
+    whether an estimate depends on `agent_name` (ratings are cached per agent only then).
     """
 
     name: str
     uses_chat: bool
+    uses_agent_name: bool
 
     def estimate(
         self, texts: Sequence[str], vectors: NDArray[np.float32] | None, agent_name: str

@@ -18,6 +18,7 @@ class BlendEstimator:
 
     name = "blend"
     uses_chat = True
+    uses_agent_name = True
 
     def __init__(
         self,

@@ -73,6 +73,7 @@ class AnchorEstimator:
 
     name = "anchors"
     uses_chat = False
+    uses_agent_name = False
 
     def __init__(
         self,

@@ -100,6 +100,7 @@ class ModelEstimator:
 
     name = "model"
     uses_chat = True
+    uses_agent_name = True
 
     def __init__(self, chat: ChatModel) -> None:
         self._chat = chat

@@ -57,6 +57,7 @@ class WorldStore:
         self.path = path
         self._lock = threading.RLock()
         self._fenced = ""  # why writes are refused; empty: they are not
+        self._agents: dict[str, AgentRecord] = {}  # read through: every Act and Tick asks
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
@@ -119,36 +120,43 @@ class WorldStore:
 
     def upsert_agent(self, agent: AgentRecord) -> None:
         persona = asdict(agent.persona)
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO agents (agent_id, persona_json, reflection_enabled, planning_enabled,"
-                " memory_enabled) VALUES (?, ?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET"
-                " persona_json = excluded.persona_json,"
-                " reflection_enabled = excluded.reflection_enabled,"
-                " planning_enabled = excluded.planning_enabled,"
-                " memory_enabled = excluded.memory_enabled",
-                (
-                    agent.agent_id,
-                    json.dumps(persona),
-                    agent.reflection_enabled,
-                    agent.planning_enabled,
-                    agent.memory_enabled,
-                ),
-            )
+        with self._lock:  # the cache changes with the committed row, never apart
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT INTO agents (agent_id, persona_json, reflection_enabled,"
+                    " planning_enabled, memory_enabled) VALUES (?, ?, ?, ?, ?)"
+                    " ON CONFLICT(agent_id) DO UPDATE SET"
+                    " persona_json = excluded.persona_json,"
+                    " reflection_enabled = excluded.reflection_enabled,"
+                    " planning_enabled = excluded.planning_enabled,"
+                    " memory_enabled = excluded.memory_enabled",
+                    (
+                        agent.agent_id,
+                        json.dumps(persona),
+                        agent.reflection_enabled,
+                        agent.planning_enabled,
+                        agent.memory_enabled,
+                    ),
+                )
+            self._agents[agent.agent_id] = agent
 
     def get_agent(self, agent_id: str) -> AgentRecord | None:
         with self._lock:
+            if (known := self._agents.get(agent_id)) is not None:
+                return known
             row = self._db.execute(
                 "SELECT persona_json, reflection_enabled, planning_enabled, memory_enabled"
-                " FROM agents"
-                " WHERE agent_id = ?",
+                " FROM agents WHERE agent_id = ?",
                 (agent_id,),
             ).fetchone()
-        if row is None:
-            return None
-        fields = json.loads(row[0])
-        fields["daily_requirements"] = tuple(fields["daily_requirements"])
-        return AgentRecord(agent_id, Persona(**fields), bool(row[1]), bool(row[2]), bool(row[3]))
+            if row is None:
+                return None
+            fields = json.loads(row[0])
+            fields["daily_requirements"] = tuple(fields["daily_requirements"])
+            persona = Persona(**fields)
+            agent = AgentRecord(agent_id, persona, bool(row[1]), bool(row[2]), bool(row[3]))
+            self._agents[agent_id] = agent
+            return agent
 
     # Memories --------------------------------------------------------------------
 

@@ -52,7 +52,8 @@ class _Column:
         return self._data[: self._size]
 
     def extend(self, values: object) -> None:
-        rows = np.asarray(values, dtype=self._data.dtype).reshape(-1, *self._shape)
+        """Appends rows: a sequence of values, or an (n, width) array for a wide column."""
+        rows = np.asarray(values, dtype=self._data.dtype)
         needed = self._size + len(rows)
         if needed > len(self._data):
             grown = np.zeros((max(needed, 2 * len(self._data)), *self._shape), self._data.dtype)
@@ -88,6 +89,8 @@ class AgentStream:
         self._text_numbers: dict[str, int] = {}
         self._text_first: list[int] = []  # distinct text number -> its first position
         self._text_vectors = _Column(np.float32, dimension)  # distinct text number -> vector
+        self._last_reflection = -1  # position of the newest reflection (forgotten or not)
+        self._importance_since_reflection = 0.0
 
     def __len__(self) -> int:
         """Memories that have not been forgotten."""
@@ -102,6 +105,7 @@ class AgentStream:
         if not records:
             return
         first_new_text = len(self._text_first)
+        text_numbers = []
         for record in records:
             position = len(self.records)
             self._positions[record.memory_id] = position
@@ -109,7 +113,13 @@ class AgentStream:
             number = self._text_numbers.setdefault(record.description, len(self._text_first))
             if number == len(self._text_first):
                 self._text_first.append(position)
-            self._text_of.extend([number])
+            text_numbers.append(number)
+            if record.kind == MemoryKind.REFLECTION:
+                self._last_reflection = position
+                self._importance_since_reflection = 0.0
+            else:
+                self._importance_since_reflection += record.importance
+        self._text_of.extend(text_numbers)
         self._vectors.extend(vectors)
         self._text_vectors.extend(self._vectors.data[self._text_first[first_new_text:]])
         self._created.extend([r.created for r in records])
@@ -131,7 +141,15 @@ class AgentStream:
         if position is None:
             return False
         self._alive.data[position] = False
+        if position > self._last_reflection:
+            self._importance_since_reflection -= self.records[position].importance
         return True
+
+    @property
+    def importance_since_reflection(self) -> float:
+        """Summed importance of the remembered memories newer than the latest reflection
+        (the paper's reflection trigger), kept up to date by add and forget."""
+        return self._importance_since_reflection
 
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n newest remembered memories, oldest first."""

@@ -48,6 +48,7 @@ class Fixed:
     """An estimator that answers one value (and, if `calls`, a completion)."""
 
     uses_chat = False
+    uses_agent_name = False
 
     def __init__(self, name: str, value: float, calls: bool = False) -> None:
         self.name, self.value, self.calls = name, value, calls

@@ -16,7 +16,6 @@ from npc_brain.importance.prompted import IMPORTANCE_SCHEMA
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.memory.records import Observation
 from npc_brain.persona import Persona, Switches
-from npc_brain.reflecting import importance_since_reflection
 from tests.conftest import make_brain
 
 T0 = 1_676_365_200.0
@@ -126,7 +125,7 @@ def test_the_reflection_threshold_sums_the_estimates(tmp_path: Path, estimator: 
         run(_agents(probe, "isabella"))
         run(probe.perceive("", "isabella", T0, [Observation(t) for t in TEXTS]))
         world, _ = probe._agent("", "isabella")  # noqa: SLF001
-        total = importance_since_reflection(world.stream("isabella"))
+        total = world.stream("isabella").importance_since_reflection
         memories = run(probe.list_memories("", "isabella")).memories
         assert total == pytest.approx(sum(m.importance for m in memories))
         assert all(1.0 <= m.importance <= 10.0 for m in memories)

@@ -178,3 +178,32 @@ def test_repeated_texts_are_matched_once_and_scored_exactly(seed: int) -> None:
     )
     best = np.argsort(-np.array(expected), kind="stable")[:10]
     assert [m.memory.memory_id for m in got] == [int(i) + 1 for i in best]
+
+
+def _rescan(stream: AgentStream) -> float:
+    """The trigger's sum computed the long way: back to the newest reflection."""
+    total = 0.0
+    for record in reversed(stream.records):
+        if record.kind == MemoryKind.REFLECTION:
+            break
+        if stream.get(record.memory_id) is not None:
+            total += record.importance
+    return total
+
+
+def test_importance_since_reflection_follows_adds_reflections_and_forgetting() -> None:
+    rng = np.random.default_rng(4)
+    stream = AgentStream(2)
+    for memory_id in range(1, 301):
+        kind = MemoryKind.REFLECTION if rng.random() < 0.05 else MemoryKind.OBSERVATION
+        record = MemoryRecord(
+            kind=kind,
+            description=f"m{memory_id}",
+            created=0.0,
+            importance=float(rng.integers(1, 11)),
+            memory_id=memory_id,
+        )
+        stream.add([record], np.ones((1, 2), dtype=np.float32))
+        if rng.random() < 0.2:
+            stream.forget(int(rng.integers(1, memory_id + 1)))
+        assert stream.importance_since_reflection == pytest.approx(_rescan(stream))
