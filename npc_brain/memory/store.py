@@ -141,9 +141,9 @@ class WorldStore:
             self._agents[agent.agent_id] = agent
 
     def get_agent(self, agent_id: str) -> AgentRecord | None:
+        if (known := self._agents.get(agent_id)) is not None:  # set only after its commit
+            return known
         with self._lock:
-            if (known := self._agents.get(agent_id)) is not None:
-                return known
             row = self._db.execute(
                 "SELECT persona_json, reflection_enabled, planning_enabled, memory_enabled"
                 " FROM agents WHERE agent_id = ?",
@@ -332,8 +332,11 @@ def _insert_places(
     )
 
 
+_NEW_MEMORY_FIELDS = tuple(f.name for f in fields(NewMemory))
+
+
 def _stored(memory: NewMemory, memory_id: int) -> MemoryRecord:
-    values = {f.name: getattr(memory, f.name) for f in fields(NewMemory)}
+    values = {name: getattr(memory, name) for name in _NEW_MEMORY_FIELDS}
     return MemoryRecord(**values, memory_id=memory_id, last_accessed=memory.created)
 
 
