@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from npc_brain.action import Action
 from npc_brain.cognition.act import Decision, decide_action, idle_decision
@@ -130,7 +131,8 @@ class Acting:
             places,
         )
         self._f.usage.record(world.world_id, agent.agent_id, "act", completion)
-        return decision
+        (emoji,) = await self._f.emojis([decision.activity])
+        return replace(decision, emoji=emoji)
 
 
 def _as_action(decision: Decision, start: GameTime) -> Action:

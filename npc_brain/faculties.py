@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.action import Line
+from npc_brain.cognition.emoji import MEANINGS, nearest_emojis
 from npc_brain.config import Settings
 from npc_brain.importance.base import Estimate, ImportanceEstimator
 from npc_brain.importance.registry import Estimators
@@ -69,6 +70,11 @@ class Faculties:
             return rows
         computed = await self.embed_worker.run(self.embedder.embed, missing)
         return self.embeddings.fill(rows, texts, missing, computed)
+
+    async def emojis(self, activities: Sequence[str]) -> list[str]:
+        """Each activity's emoji: the one whose meaning its embedding is nearest to."""
+        vectors = await self.embed([*MEANINGS.values(), *activities])
+        return nearest_emojis(vectors[len(MEANINGS) :], vectors[: len(MEANINGS)])
 
     async def importance(
         self,

@@ -9,6 +9,8 @@ again.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from npc_brain.action import Action
 from npc_brain.cognition.plan import (
     Block,
@@ -167,4 +169,5 @@ class Planning:
             key=f"decompose:{world.world_id}:{agent.agent_id}",
         )
         self._f.usage.record(world.world_id, agent.agent_id, "decompose", completion, hour)
-        return steps
+        emojis = await self._f.emojis([s.activity for s in steps])
+        return [replace(s, emoji=e) for s, e in zip(steps, emojis, strict=True)]

@@ -125,7 +125,8 @@ class Reacting:
         self._f.usage.record(world.world_id, agent.agent_id, "reaction", completion, game_time)
         where = _where(world, agent)
         if reaction.choice == "react" and reaction.new_activity:
-            _take_over(world, agent, Action(reaction.new_activity, where, game_time, 15, "🤔"))
+            (emoji,) = await self._f.emojis([reaction.new_activity])
+            _take_over(world, agent, Action(reaction.new_activity, where, game_time, 15, emoji))
         elif reaction.choice == "wait":
             waiting = f"waiting for {other_name} to finish"
             _take_over(world, agent, Action(waiting, where, game_time, WAIT_MINUTES, "⏳"))

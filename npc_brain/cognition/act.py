@@ -10,40 +10,19 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from npc_brain.cognition.emoji import IDLE_EMOJI
 from npc_brain.cognition.prompts import bullet_memories, clock, one_of
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.persona import Persona
 
 DURATIONS = [10, 15, 20, 30, 45, 60, 90, 120]
-EMOJIS = [
-    "☕",
-    "🍳",
-    "🍽",
-    "😴",
-    "📚",
-    "💼",
-    "🧹",
-    "🚶",
-    "💬",
-    "🎨",
-    "🛒",
-    "🎉",
-    "🎵",
-    "💻",
-    "📝",
-    "🏃",
-    "🌳",
-    "🔧",
-    "🏠",
-    "🤔",
-]
-IDLE_EMOJI = "🤔"
 
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do, where, for how long."""
+    """What to do, where, for how long; `emoji` is chosen from the activity afterwards
+    (Faculties.emojis), never by the model."""
 
     activity: str
     address: str
@@ -58,9 +37,8 @@ def action_schema(places: Sequence[str]) -> dict[str, object]:
             "activity": {"type": "string", "minLength": 3, "maxLength": 80},
             "place": one_of(places),
             "minutes": one_of(DURATIONS),
-            "emoji": one_of(EMOJIS),
         },
-        "required": ["activity", "place", "minutes", "emoji"],
+        "required": ["activity", "place", "minutes"],
     }
 
 
@@ -74,7 +52,7 @@ def action_messages(
     )
     user = (
         f"What does {persona.name} do next? Answer with JSON: a short activity "
-        f"(like 'brewing coffee'), the place where it happens, minutes, one emoji."
+        f"(like 'brewing coffee'), the place where it happens, minutes."
     )
     return [Message("system", system), Message("user", user)]
 
@@ -113,10 +91,9 @@ def parse_decision(text: str, persona: Persona, places: Sequence[str]) -> Decisi
     activity = answer.get("activity")
     place = answer.get("place")
     minutes = answer.get("minutes")
-    emoji = answer.get("emoji")
     return Decision(
         activity.strip() if isinstance(activity, str) and activity.strip() else fallback.activity,
         place if isinstance(place, str) and place in places else fallback.address,
         minutes if minutes in DURATIONS else fallback.duration_minutes,
-        emoji if emoji in EMOJIS else fallback.emoji,
+        fallback.emoji,
     )

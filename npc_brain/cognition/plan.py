@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from npc_brain.cognition.act import EMOJIS
+from npc_brain.cognition.emoji import IDLE_EMOJI
 from npc_brain.cognition.prompts import bullet_memories, clock, day, one_of
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.memory.records import GameTime, MemoryRecord
@@ -46,7 +46,8 @@ class DayPlan:
 
 @dataclass(frozen=True)
 class Step:
-    """A 5-15 minute action of an hour's decomposition."""
+    """A 5-15 minute action of an hour's decomposition; `emoji` is chosen from the
+    activity afterwards (Faculties.emojis), never by the model."""
 
     activity: str
     minutes: int
@@ -90,9 +91,8 @@ def steps_schema(places: Sequence[str]) -> dict[str, object]:
             "activity": {"type": "string", "pattern": ACTIVITY_PATTERN},
             "minutes": one_of(STEP_MINUTES),
             "place": one_of(places),
-            "emoji": one_of(EMOJIS),
         },
-        "required": ["activity", "minutes", "place", "emoji"],
+        "required": ["activity", "minutes", "place"],
     }
     return {
         "type": "object",
@@ -275,14 +275,14 @@ def parse_steps(text: str, activity: str, places: Sequence[str]) -> list[Step]:
         if not isinstance(item, dict):
             continue
         what, minutes = item.get("activity"), item.get("minutes")
-        place, emoji = item.get("place"), item.get("emoji")
+        place = item.get("place")
         where = steps[-1].place if steps else places[0]  # an unknown place: stay put
         steps.append(
             Step(
                 what.strip() if isinstance(what, str) and what.strip() else activity,
                 minutes if minutes in STEP_MINUTES else 15,
                 place if isinstance(place, str) and place in places else where,
-                emoji if emoji in EMOJIS else "🤔",
+                IDLE_EMOJI,
             )
         )
-    return steps or [Step(activity, 60, places[0], "🤔")]
+    return steps or [Step(activity, 60, places[0], IDLE_EMOJI)]

@@ -103,9 +103,7 @@ def test_act_with_zero_wait_answers_at_once_and_pending_then_the_decision(tmp_pa
             return super().complete(*args, **kwargs)
 
     chat = SlowChat()
-    chat.enqueue(
-        {"activity": "opening the cafe", "place": "ville:cafe", "minutes": 60, "emoji": "☕"}
-    )
+    chat.enqueue({"activity": "opening the cafe", "place": "ville:cafe", "minutes": 60})
     brain = make_brain(tmp_path, chat)
 
     async def scenario() -> None:

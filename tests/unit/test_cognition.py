@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from npc_brain.cognition.act import (
     DURATIONS,
-    EMOJIS,
     action_schema,
     decide_action,
     parse_decision,
@@ -20,6 +20,7 @@ from npc_brain.cognition.converse import (
     reply_messages,
     stream_reply,
 )
+from npc_brain.cognition.emoji import EMOJIS, nearest_emojis
 from npc_brain.cognition.importance import (
     IMPORTANCE_SCHEMA,
     NEUTRAL_RATING,
@@ -57,14 +58,12 @@ def test_action_place_is_constrained_to_known_places() -> None:
     props = schema["properties"]
     assert props["place"] == {"enum": PLACES}  # type: ignore[index]
     assert props["minutes"] == {"enum": DURATIONS}  # type: ignore[index]
-    assert props["emoji"] == {"enum": EMOJIS}  # type: ignore[index]
+    assert "emoji" not in props  # chosen from the activity's meaning, not generated
 
 
 def test_decision_is_parsed_from_the_constrained_answer() -> None:
     chat = ScriptedChat()
-    chat.enqueue(
-        {"activity": "brewing coffee", "place": "ville:cafe", "minutes": 30, "emoji": "☕"}
-    )
+    chat.enqueue({"activity": "brewing coffee", "place": "ville:cafe", "minutes": 30})
     decision, _ = decide_action(chat, PERSONA, 0.0, [], PLACES)
     assert (decision.activity, decision.address, decision.duration_minutes) == (
         "brewing coffee",
@@ -76,8 +75,8 @@ def test_decision_is_parsed_from_the_constrained_answer() -> None:
 @pytest.mark.parametrize(
     "answer",
     [
-        '{"activity": "flying", "place": "the moon", "minutes": 30, "emoji": "☕"}',
-        '{"activity": "", "place": "ville:cafe", "minutes": 7, "emoji": "x"}',
+        '{"activity": "flying", "place": "the moon", "minutes": 30}',
+        '{"activity": "", "place": "ville:cafe", "minutes": 7}',
         "not json",
         "[]",
     ],
@@ -88,6 +87,15 @@ def test_odd_decisions_fall_back_field_by_field(answer: str) -> None:
     assert decision.duration_minutes in DURATIONS
     assert decision.emoji in EMOJIS
     assert decision.activity
+
+
+def test_each_activity_gets_the_emoji_of_its_nearest_meaning() -> None:
+    meanings = np.eye(len(EMOJIS), dtype=np.float32)
+    activities = np.zeros((3, len(EMOJIS)), dtype=np.float32)
+    activities[0, 3] = activities[1, 0] = 1.0
+    activities[2, [5, 6]] = [0.6, 0.8]
+    assert nearest_emojis(activities, meanings) == [EMOJIS[3], EMOJIS[0], EMOJIS[6]]
+    assert nearest_emojis(activities[:0], meanings) == []
 
 
 def test_reply_streams_the_utterance_text_and_parses_the_end_flag() -> None:

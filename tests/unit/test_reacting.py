@@ -30,7 +30,7 @@ PLAN = {
         {"hour": 18, "activity": "reading"},
     ],
 }
-STEPS = {"steps": [{"activity": "serving coffee", "minutes": 15, "place": CAFE, "emoji": "☕"}]}
+STEPS = {"steps": [{"activity": "serving coffee", "minutes": 15, "place": CAFE}]}
 REVISION = {"plan": [{"hour": 17, "activity": "decorating the cafe for the party"}]}
 THOUGHTS = {
     "planning_thought": "I should decorate the cafe for the party.",
