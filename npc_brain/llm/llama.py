@@ -33,6 +33,7 @@ from npc_brain.llm.prompt_cache import (
     SavedState,
     prompt_boundaries,
 )
+from npc_brain.llm.sampling import GrammarCheckedSampler
 
 # Used when a GGUF carries no chat template of its own.
 CHATML_TEMPLATE = (
@@ -54,6 +55,18 @@ def _require_file(path: Path, what: str) -> None:
 @lru_cache(maxsize=64)
 def _grammar(schema_json: str) -> LlamaGrammar:
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+class _Llama(Llama):
+    """llama-cpp-python's Llama, sampling under a grammar the way llama.cpp itself does
+    (see npc_brain.llm.sampling): the same tokens, without masking the whole vocabulary
+    at every step."""
+
+    def _init_sampler(self, *args: Any, grammar: LlamaGrammar | None = None, **kwargs: Any) -> Any:
+        chain = super()._init_sampler(*args, **kwargs)
+        if grammar is None:
+            return chain
+        return GrammarCheckedSampler(chain, self._model.vocab, grammar, self._n_vocab)
 
 
 def _threads(threads: int) -> int:
@@ -79,7 +92,7 @@ class LlamaChat:
         self._states = PromptStates(prompt_cache_bytes)
         self._live_ends: tuple[int, ...] = ()  # the splits the live context was evaluated with
         self.prompt_cache_stats = PromptCacheStats()
-        self._llama = Llama(
+        self._llama = _Llama(
             model_path=str(path),
             n_ctx=n_ctx,
             n_threads=_threads(threads),
