@@ -77,6 +77,13 @@ class Settings:
         0,
         10_000_000,
     )
+    prompt_cache_mb: int = _setting(
+        256,
+        "MiB of saved prompt-prefix states of the embedded chat model (least recently used"
+        " out); 0: none",
+        0,
+        1_000_000,
+    )
     seed: int = _setting(1234, "sampling seed: same seed and inputs, same answers", 0, 2**31 - 1)
     temperature: float = _setting(0.7, "sampling temperature for free text (replies)", 0.0, 2.0)
     reply_max_tokens: int = _setting(120, "longest streamed reply, in tokens", 8, 2048)

@@ -42,6 +42,7 @@ def chat_from_settings(settings: Settings) -> ChatModel:
         n_ctx=settings.chat_context,
         threads=settings.threads,
         seed=settings.seed,
+        prompt_cache_bytes=settings.prompt_cache_mb * 1024 * 1024,
     )
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from npc_brain.cognition.prompts import clock
+from npc_brain.config import Settings
+from npc_brain.llm.backends import chat_from_settings
 from npc_brain.llm.base import Message
 from npc_brain.llm.llama import LlamaChat
 from npc_brain.persona import Persona
@@ -56,3 +58,17 @@ def test_interleaved_agents_reuse_states_and_answer_as_without_them(model: Path)
         again = plain.complete(prompt(p, h), max_tokens=14, schema=SCHEMA, temperature=0.7)
         assert again.text == answer, f"{p.name} at {h}:00"
     assert plain.prompt_cache_stats.restores == 0
+
+
+@pytest.mark.parametrize(("megabytes", "saves"), [(0, False), (8, True)])
+def test_the_prompt_cache_mb_setting_sizes_the_saved_states(
+    model: Path, megabytes: int, saves: bool
+) -> None:
+    settings = Settings(chat_model=str(model), prompt_cache_mb=megabytes)
+    chat = chat_from_settings(settings)
+    assert isinstance(chat, LlamaChat)
+    ada = Persona("Ada Lovelace", 36, "curious, precise", "writes notes on engines", "at home")
+    tom = Persona("Tom Moreno", 50, "grumpy, hardworking", "owns the grocery store", "at work")
+    for persona, hour in ((ada, 8), (tom, 8), (ada, 9), (tom, 9)):  # interleaved: prefixes repeat
+        chat.complete(prompt(persona, hour), max_tokens=4, schema=SCHEMA)
+    assert (chat.prompt_cache_stats.saves > 0) is saves
