@@ -19,6 +19,7 @@ from npc_brain.memory.records import MemoryRecord, NewMemory
 from npc_brain.memory.store import Perception, WorldStore
 from npc_brain.memory.stream import AgentStream
 from npc_brain.persona import AgentRecord
+from npc_brain.worker import in_fresh_thread
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +143,8 @@ class World:
             return
         self._building.add(agent_id)
         log.info("indexing %d memories of %s in the background", len(stream), agent_id)
-        build = loop.run_in_executor(None, AnnIndex.build, stream.vectors_to_index())
+        vectors = stream.vectors_to_index()
+        build = loop.create_task(in_fresh_thread("index", AnnIndex.build, vectors))
 
         def adopt(done: asyncio.Future[AnnIndex]) -> None:
             self._building.discard(agent_id)
