@@ -45,10 +45,9 @@ def action_schema(places: Sequence[str]) -> dict[str, object]:
 def action_messages(
     persona: Persona, now: GameTime, memories: Sequence[MemoryRecord], places: Sequence[str]
 ) -> list[Message]:
-    system = (
-        f"{persona.describe()}\n\nIt is {clock(now)}.\n"
-        f"{persona.name} remembers:\n{bullet_memories(memories)}\n\n"
-        f"Places {persona.name} knows: " + "; ".join(places)
+    system = (  # what stays the same for the agent first: its saved state covers it
+        f"{persona.describe()}\n\nPlaces {persona.name} knows: " + "; ".join(places) + "\n\n"
+        f"It is {clock(now)}.\n{persona.name} remembers:\n{bullet_memories(memories)}"
     )
     user = (
         f"What does {persona.name} do next? Answer with JSON: a short activity "

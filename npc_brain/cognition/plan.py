@@ -248,10 +248,10 @@ def decompose_hour(
 ) -> tuple[list[Step], Completion]:
     """The hour starting at hour_start, broken into 5-15 minute steps at known places."""
     messages = [
-        Message(
+        Message(  # what stays the same for the agent first: its saved state covers it
             "system",
-            f"{persona.describe()}\n\n{persona.name} remembers:\n"
-            f"{bullet_memories(memories)}\nPlaces {persona.name} knows: " + "; ".join(places),
+            f"{persona.describe()}\n\nPlaces {persona.name} knows: " + "; ".join(places) + "\n\n"
+            f"{persona.name} remembers:\n{bullet_memories(memories)}",
         ),
         Message(
             "user",
