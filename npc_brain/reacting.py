@@ -43,6 +43,7 @@ from npc_brain.world import World
 
 log = logging.getLogger(__name__)
 CHAT_EMOJI = "💬"
+TURN_ATTEMPTS = 3  # a parroted or unusable line is drawn again, twice at most
 WAIT_MINUTES = 5
 
 
@@ -131,6 +132,37 @@ class Reacting:
             waiting = f"waiting for {other_name} to finish"
             _take_over(world, agent, Action(waiting, where, game_time, WAIT_MINUTES, "⏳"))
 
+    async def _next_line(
+        self,
+        world: World,
+        speaker: AgentRecord,
+        listener: AgentRecord,
+        game_time: GameTime,
+        memories: Sequence[MemoryRecord],
+        lines: Sequence[Line],
+    ) -> Line | None:
+        """The speaker's next line; a parroted or unusable one is drawn again with another
+        seed (TURN_ATTEMPTS draws at most), and None ends the conversation."""
+        for attempt in range(TURN_ATTEMPTS):
+            line, completion = await self._f.scheduler.run(
+                Priority.REACTION,
+                conversation_turn,
+                self._f.chat,
+                speaker.agent_id,
+                speaker.persona,
+                listener.persona.name,
+                game_time,
+                memories,
+                lines,
+                self._f.settings.seed + attempt,
+            )
+            self._f.usage.record(
+                world.world_id, speaker.agent_id, "dialogue", completion, game_time
+            )
+            if line is not None and not _repeats(line.text, lines):
+                return line
+        return None
+
     async def converse(
         self, world: World, first: AgentRecord, second: AgentRecord, game_time: GameTime
     ) -> list[Line]:
@@ -161,22 +193,9 @@ class Reacting:
             if lines:  # and what the conversation so far brings to mind
                 said = await self._f.context(world, speaker, game_time, lines[-1].text)
                 memories = _distinct([*memories, *said])
-            line, completion = await self._f.scheduler.run(
-                Priority.REACTION,
-                conversation_turn,
-                self._f.chat,
-                speaker.agent_id,
-                speaker.persona,
-                listener.persona.name,
-                game_time,
-                memories,
-                lines,
-            )
-            self._f.usage.record(
-                world.world_id, speaker.agent_id, "dialogue", completion, game_time
-            )
-            if line is None or _repeats(line.text, lines):
-                break  # an unusable line, or one parroting an earlier one, ends it
+            line = await self._next_line(world, speaker, listener, game_time, memories, lines)
+            if line is None:
+                break  # unusable lines, or lines parroting earlier ones, end it
             lines.append(Line(speaker.agent_id, line.text, line.end_conversation))
             if line.end_conversation:
                 break

@@ -138,11 +138,13 @@ def conversation_turn(
     now: GameTime,
     memories: Sequence[MemoryRecord],
     so_far: Sequence[Line],
+    seed: int | None = None,
 ) -> tuple[Line | None, Completion]:
     """The speaker's next line (None when the answer is unusable), given what the speaker
     remembers about the listener and about the conversation so far. The conversation is
     laid out as a chat: the listener's lines as the user's, the speaker's own as the
-    assistant's, which is the form small chat models follow best."""
+    assistant's, which is the form small chat models follow best. `seed`: the sampling
+    seed (None: the model's own)."""
     system = (
         f"You are {speaker.name}.\n{speaker.describe()}\n\nIt is {clock(now)}.\n"
         f"You remember:\n{bullet_memories(memories)}\n\nYou are talking with "
@@ -163,7 +165,7 @@ def conversation_turn(
             messages.append(Message("user", f"{listener_name}: {line.text}"))
     opener = listener_name.split()[0] if not so_far and listener_name.isascii() else ""
     schema = turn_schema(may_end=bool(so_far), greet=opener)
-    completion = chat.complete(messages, max_tokens=100, schema=schema, temperature=0.7)
+    completion = chat.complete(messages, max_tokens=100, schema=schema, temperature=0.7, seed=seed)
     try:
         answer = json.loads(completion.text)
         text, end = answer["utterance"], answer["end_conversation"]

@@ -133,12 +133,19 @@ def test_the_opener_greets_the_listener_and_cannot_end_the_talk() -> None:
     assert reply["end_conversation"] == {"type": "boolean"}  # type: ignore[index]
 
 
-def test_a_line_parroting_an_earlier_one_ends_the_conversation(tmp_path: Path) -> None:
+def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
+    tmp_path: Path,
+) -> None:
+    parrot = {"utterance": "It is a lovely day at the cafe, Klaus!", "end_conversation": False}
     chat = RoutedChat(
         line=[
             {"utterance": "Hi Klaus, it is a lovely day at the cafe.", "end_conversation": False},
             {"utterance": "Yes, I finished my paper today.", "end_conversation": False},
-            {"utterance": "It is a lovely day at the cafe, Klaus!", "end_conversation": False},
+            parrot,
+            {"utterance": "Will you come to my party on Friday?", "end_conversation": False},
+            {"utterance": "Yes, I finished my paper today!", "end_conversation": False},
+            {"utterance": "Yes, I finished my paper today.", "end_conversation": False},
+            parrot,
         ]
     )
     chat.queues["talk"] = [{"answer": "yes"}]
@@ -152,7 +159,9 @@ def test_a_line_parroting_an_earlier_one_ends_the_conversation(tmp_path: Path) -
     assert asyncio.run(scenario()) == [
         "Hi Klaus, it is a lovely day at the cafe.",
         "Yes, I finished my paper today.",
+        "Will you come to my party on Friday?",
     ]
+    assert chat.calls.count("line") == 7  # 2 fresh, a parrot drawn again, 3 parrots: the end
 
 
 def test_a_revision_keeps_the_past_and_always_ends_in_sleep() -> None:
