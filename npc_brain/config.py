@@ -77,6 +77,13 @@ class Settings:
         0,
         10_000_000,
     )
+    model_nice: int = _setting(
+        10,
+        "niceness of the chat model's threads (0-19): above 0 they yield the CPU to the"
+        " tick path and the game while the model thinks",
+        0,
+        19,
+    )
     prompt_cache_mb: int = _setting(
         256,
         "MiB of saved prompt-prefix states of the embedded chat model (least recently used"

@@ -49,7 +49,10 @@ class Faculties:
         self.embedder = embedder
         self.settings = settings
         self.scheduler = Scheduler(
-            "cognition", settings.cognition_queue, workers=chat_workers(settings)
+            "cognition",
+            settings.cognition_queue,
+            workers=chat_workers(settings),
+            nice=settings.model_nice,
         )
         self.embed_worker = ModelWorker("embed")
         self.embeddings = EmbeddingCache(settings.embedding_cache_size, embedder.dimension)
@@ -123,20 +126,9 @@ class Faculties:
         game_time: GameTime,
     ) -> list[MemoryRecord]:
         """Embeds, rates and durably stores observations as memories of one kind."""
-        memories, vectors = await self.prepare(world, agent, kind, observations, game_time)
-        return world.remember(agent.agent_id, memories, vectors)
-
-    async def prepare(
-        self,
-        world: World,
-        agent: AgentRecord,
-        kind: MemoryKind,
-        observations: Sequence[Observation],
-        game_time: GameTime,
-    ) -> tuple[list[NewMemory], NDArray[np.float32]]:
-        """Embeds and rates observations as memories of one kind, not yet stored."""
         vectors = await self.embed([o.text for o in observations])
-        return await self.rate(world, agent, kind, observations, game_time, vectors), vectors
+        memories = await self.rate(world, agent, kind, observations, game_time, vectors)
+        return world.remember(agent.agent_id, memories, vectors)
 
     async def rate(
         self,

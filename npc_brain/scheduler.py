@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import os
 import threading
 import time
 from collections import Counter
@@ -57,9 +58,13 @@ class _Job:
 class Scheduler:
     """A bounded priority queue served by `workers` threads (one for the embedded model;
     a remote model server with parallel slots gets as many): each takes the most
-    urgent waiting job when it is free."""
+    urgent waiting job when it is free. With `nice` above 0 the workers (and the threads
+    a model starts from them, which inherit it) run below normal priority, so the tick
+    path and the game get a core first while the model thinks (Unix only)."""
 
-    def __init__(self, name: str = "cognition", capacity: int = 256, workers: int = 1) -> None:
+    def __init__(
+        self, name: str = "cognition", capacity: int = 256, workers: int = 1, nice: int = 0
+    ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         self.capacity = capacity
@@ -70,6 +75,7 @@ class Scheduler:
         self._sequence = itertools.count()
         self._lock = threading.Condition()
         self._closed = False
+        self._nice = nice
         self._threads = [
             threading.Thread(target=self._serve, name=f"{name}-{i}", daemon=True)
             for i in range(workers)
@@ -155,6 +161,7 @@ class Scheduler:
         job.loop.call_soon_threadsafe(_fail, job.future, error)
 
     def _serve(self) -> None:
+        _lower_priority(self._nice)
         while True:
             with self._lock:
                 while not self._heap and not self._closed:
@@ -192,3 +199,12 @@ def _succeed(future: asyncio.Future[Any], result: Any) -> None:
 def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
     if not future.done():
         future.set_exception(error)
+
+
+def _lower_priority(nice: int) -> None:
+    """Raises this thread's niceness to `nice` (never lowers it: that needs privileges)."""
+    if not hasattr(os, "setpriority"):
+        return
+    thread = threading.get_native_id()
+    if nice > os.getpriority(os.PRIO_PROCESS, thread):
+        os.setpriority(os.PRIO_PROCESS, thread, nice)

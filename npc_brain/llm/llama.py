@@ -41,6 +41,7 @@ CHATML_TEMPLATE = (
     "{{ message['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+EMBED_PACK_TOKENS = 64  # texts embedded in one llama.cpp batch, by their token count
 PROMPT_CACHE_BYTES = 256 * 1024 * 1024  # ~100 persona prefixes of SmolLM2-135M
 
 
@@ -313,6 +314,24 @@ class LlamaEmbedder:
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:  # one list: llama.cpp packs the texts into shared batches
-            rows = self._llama.embed(list(texts), truncate=True)
+        rows: list[Any] = []
+        with self._lock:
+            for group in self._packs(texts):
+                rows += self._llama.embed(group, truncate=True)
         return normalise_rows(np.asarray(rows, dtype=np.float32))
+
+    def _packs(self, texts: Sequence[str]) -> list[list[str]]:
+        """The texts in order, in groups of about EMBED_PACK_TOKENS: llama.cpp decodes a
+        group as one batch, and attention across a packed batch grows with its square,
+        so 50 short texts in one batch took twice as long as one by one (a long text
+        goes alone)."""
+        packs: list[list[str]] = []
+        size = EMBED_PACK_TOKENS
+        for text in texts:
+            tokens = len(self._llama.tokenize(text.encode(), add_bos=True))
+            if size + tokens > EMBED_PACK_TOKENS:
+                packs.append([])
+                size = 0
+            packs[-1].append(text)
+            size += tokens
+        return packs

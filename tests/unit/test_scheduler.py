@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 
 import pytest
@@ -128,3 +129,27 @@ def test_errors_of_a_job_reach_its_caller_and_the_worker_goes_on() -> None:
         return result
 
     assert asyncio.run(scenario()) == "fine"
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="niceness is a Unix notion")
+def test_workers_run_at_the_niceness_asked_and_threads_they_start_inherit_it() -> None:
+    base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    wanted = min(19, base + 5)
+
+    def niceness_of_worker_and_its_child() -> tuple[int, int]:
+        child: list[int] = []
+        thread = threading.Thread(
+            target=lambda: child.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        )
+        thread.start()
+        thread.join()
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), child[0]
+
+    async def scenario() -> tuple[int, int]:
+        scheduler = Scheduler(nice=wanted)
+        niceness = await scheduler.run(Priority.IMPORTANCE, niceness_of_worker_and_its_child)
+        scheduler.close()
+        return niceness
+
+    assert asyncio.run(scenario()) == (wanted, wanted)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base  # only workers
