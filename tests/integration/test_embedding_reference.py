@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,23 +9,13 @@ import gguf
 import numpy as np
 import pytest
 
+from tests.reference import load_reference
+
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "all-MiniLM-L6-v2.f16.gguf"
 MIN_COSINE = 0.999
 
 pytestmark = pytest.mark.integration
-
-
-def shared_dir() -> Path:
-    """`/work/shared` next to the repo, or $NPC_BRAIN_SHARED_DIR."""
-    override = os.environ.get("NPC_BRAIN_SHARED_DIR")
-    return Path(override) if override else Path(__file__).resolve().parents[3] / "shared"
-
-
-def load_reference(name: str) -> dict[str, Any]:
-    path = shared_dir() / "reference" / name
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.server.servicer import BrainServicer
 from npc_brain.v1 import brain_pb2 as pb
+from npc_brain.v1 import brain_pb2_grpc as pb_grpc
 from tests.conftest import RunningServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,11 +22,14 @@ T0 = Timestamp(seconds=1_676_365_200)
 ISABELLA = pb.Persona(name="Isabella Rodriguez", home_address="ville:home")
 
 
-def _design_rpcs() -> set[str]:
-    design = REPO.parent / "shared" / "DESIGN.md"
-    if not design.exists():
-        pytest.skip(f"{design} is not beside the repository")
-    return set(re.findall(r"rpc (\w+)\(", design.read_text()))
+PROTO = REPO / "proto" / "npc_brain" / "v1" / "brain.proto"
+
+
+def _proto_rpcs() -> set[str]:
+    """The RPCs of the Brain service as the proto declares them."""
+    rpcs = set(re.findall(r"^\s*rpc (\w+)\(", PROTO.read_text(encoding="utf-8"), re.MULTILINE))
+    assert rpcs, f"no rpc found in {PROTO.relative_to(REPO)}"
+    return rpcs
 
 
 def _upsert(server: RunningServer) -> None:
@@ -38,7 +43,18 @@ def test_health_check_answers_serving(fake_server: RunningServer) -> None:
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_reflection_lists_the_brain_with_every_rpc_of_the_design(
+def test_the_servicer_implements_every_rpc_of_the_proto() -> None:
+    generated = {m.name for m in pb.DESCRIPTOR.services_by_name["Brain"].methods}
+    assert generated == _proto_rpcs(), "npc_brain/v1 is stale: run `make proto`"
+    unimplemented = {
+        name
+        for name in _proto_rpcs()
+        if getattr(BrainServicer, name) is getattr(pb_grpc.BrainServicer, name)
+    }
+    assert not unimplemented, f"BrainServicer lacks {sorted(unimplemented)}"
+
+
+def test_reflection_lists_the_brain_with_every_rpc_of_the_proto(
     fake_server: RunningServer,
 ) -> None:
     stub = reflection_pb2_grpc.ServerReflectionStub(fake_server.channel)
@@ -54,7 +70,7 @@ def test_reflection_lists_the_brain_with_every_rpc_of_the_design(
         described.file_descriptor_response.file_descriptor_proto[0]
     )
     methods = {m.name for m in file.service[0].method}
-    assert _design_rpcs() <= methods
+    assert methods == _proto_rpcs()
 
 
 def test_upsert_is_idempotent_and_get_returns_the_agent(fake_server: RunningServer) -> None:

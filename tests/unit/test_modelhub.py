@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import zipfile
 from pathlib import Path
@@ -27,6 +26,7 @@ from npc_brain.modelhub import (
     load_manifest,
     pip_download,
 )
+from tests.reference import load_reference
 
 # Tiny BERT; every size differs so that shapes map back to the reference unambiguously.
 TINY: dict[str, int] = {
@@ -74,17 +74,6 @@ SPECIAL = {"[PAD]": 0, "[UNK]": 2, "[CLS]": 3, "[SEP]": 4, "[MASK]": 5}
 
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def reference_layout() -> dict[str, Any]:
-    shared = Path(
-        os.environ.get("NPC_BRAIN_SHARED_DIR", Path(__file__).resolve().parents[3] / "shared")
-    )
-    path = shared / "reference" / "minilm_reference_gguf_layout.json"
-    if not path.is_file():
-        pytest.skip(f"reference layout {path} is not available")
-    layout: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return layout
 
 
 def _tiny_tensors(n_layers: int) -> dict[str, np.ndarray[Any, Any]]:
@@ -434,7 +423,7 @@ def test_installed_models(tmp_path: Path) -> None:
 
 
 def test_converter_matches_reference_layout(tmp_path: Path) -> None:
-    layout = reference_layout()
+    layout = load_reference("minilm_reference_gguf_layout.json")
     out = tmp_path / "tiny.gguf"
     convert_bert(write_tiny_bert(tmp_path / "bert"), out)
     meta, tensors = read_gguf(out)
