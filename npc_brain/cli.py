@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from npc_brain.config import ENV_PREFIX, Settings, describe_fields, load_settings
+from npc_brain.config import (
+    ENV_PREFIX,
+    Settings,
+    describe_fields,
+    describe_groups,
+    load_settings,
+)
 from npc_brain.errors import NpcBrainError
 
 
@@ -18,28 +25,33 @@ def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", type=Path, metavar="FILE", help="TOML settings file (keys as below)"
     )
-    for field in describe_fields():
-        low, high = field.metadata["low"], field.metadata["high"]
-        bounds = f" [{low}..{high}]" if low is not None else ""
-        if isinstance(field.default, bool):  # a switch: `--insecure` alone turns it on
-            parser.add_argument(
-                "--" + field.name.replace("_", "-"),
-                dest=field.name,
-                default=None,
-                action="store_const",
-                const=True,
-                help=f"{field.metadata['help']} (default: off; "
-                f"env {ENV_PREFIX}{field.name.upper()}=1)",
-            )
-            continue
-        parser.add_argument(
+    for title, fields in describe_groups().items():
+        group = parser.add_argument_group(f"settings: {title}")
+        for field in fields:
+            _add_setting_flag(group, field)
+
+
+def _add_setting_flag(group: argparse._ArgumentGroup, field: dataclasses.Field[Any]) -> None:
+    low, high = field.metadata["low"], field.metadata["high"]
+    bounds = f" [{low}..{high}]" if low is not None else ""
+    if isinstance(field.default, bool):  # a switch: `--insecure` alone turns it on
+        group.add_argument(
             "--" + field.name.replace("_", "-"),
             dest=field.name,
             default=None,
-            metavar=field.name.upper(),
-            help=f"{field.metadata['help']}{bounds} (default: {field.default}; "
-            f"env {ENV_PREFIX}{field.name.upper()})",
+            action="store_const",
+            const=True,
+            help=f"{field.metadata['help']} (default: off; env {ENV_PREFIX}{field.name.upper()}=1)",
         )
+        return
+    group.add_argument(
+        "--" + field.name.replace("_", "-"),
+        dest=field.name,
+        default=None,
+        metavar=field.name.upper(),
+        help=f"{field.metadata['help']}{bounds} (default: {field.default}; "
+        f"env {ENV_PREFIX}{field.name.upper()})",
+    )
 
 
 def _settings(args: argparse.Namespace) -> Settings:

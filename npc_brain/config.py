@@ -1,7 +1,13 @@
 """Settings: one object, read from defaults < a TOML file < `NPC_BRAIN_*` env < flags.
 
-Every field carries a description and, for numbers, bounds; `npc-brain serve --help`
-is generated from them, so the help always matches the code.
+Every field carries a description, a group and, for numbers, bounds; `npc-brain serve
+--help` is generated from them, so the help always matches the code. Bounds and choices
+are checked whenever a Settings is built (from a file, the environment, flags, code or
+`dataclasses.replace`).
+
+This module imports nothing of npc_brain but its errors: the defaults and choices that
+other modules share with the settings (importance estimators, the chat server's
+constrain modes) are defined here, and those modules import them from here.
 """
 
 from __future__ import annotations
@@ -12,14 +18,11 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from npc_brain.errors import InvalidArgument
-from npc_brain.importance.blend import DEFAULT_ANCHOR_WEIGHT
-from npc_brain.importance.knn import DEFAULT_K, DEFAULT_TEMPERATURE
-from npc_brain.importance.selection import check_estimator, parse_overrides
-from npc_brain.llm.openai_compat import CONSTRAIN_MODES
 
 REPO_MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_CHAT_MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -28,6 +31,45 @@ ENV_PREFIX = "NPC_BRAIN_"
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True}
 _BOOLEANS |= {"0": False, "false": False, "no": False, "off": False, "": False}
 
+# Importance estimators (npc_brain.importance), named by importance_estimator(_overrides).
+ESTIMATOR_NAMES = ("anchors", "model", "blend")
+Overrides = dict[tuple[str, str], str]
+# The anchor estimator's k and softmax temperature, chosen by leave-one-out
+# cross-validation on the shipped anchors with MiniLM, never on the evaluation set
+# (`python -m bench.importance --tune`): the most local setting within 0.02 of the best
+# Spearman (0.846 vs 0.864), so a game's own close anchors stay decisive.
+DEFAULT_K = 8
+DEFAULT_TEMPERATURE = 0.1
+# The blend's anchor share: the best leave-one-out Spearman on the anchors (same tool).
+DEFAULT_ANCHOR_WEIGHT = 0.5
+# How an OpenAI-compatible chat server is asked for constrained output (llm.openai_compat).
+CONSTRAIN_MODES = ("auto", "json_schema", "json_object", "none")
+
+
+def check_estimator(name: str, setting: str = "importance_estimator") -> str:
+    """The name if it is an estimator; InvalidArgument naming `setting` otherwise."""
+    if name not in ESTIMATOR_NAMES:
+        raise InvalidArgument(setting, f"{name!r} is not one of {', '.join(ESTIMATOR_NAMES)}")
+    return name
+
+
+def parse_overrides(text: str, setting: str = "importance_estimator_overrides") -> Overrides:
+    """{(world, agent or ""): estimator} from `world=name, world/agent=name`.
+
+    An agent's entry beats its world's, which beats the server default
+    (importance.selection.choose).
+    """
+    overrides: Overrides = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        target, sep, name = (piece.strip() for piece in entry.partition("="))
+        world, _, agent = (piece.strip() for piece in target.partition("/"))
+        if not sep or not world or (target.count("/") and not agent) or target.count("/") > 1:
+            raise InvalidArgument(
+                setting, f"{entry!r}: expected world=estimator or world/agent=estimator"
+            )
+        overrides[(world, agent)] = check_estimator(name, setting)
+    return overrides
+
 
 def _setting(
     default: Any,
@@ -35,210 +77,232 @@ def _setting(
     low: float | None = None,
     high: float | None = None,
     *,
+    group: str,
     secret: bool = False,
 ) -> Any:
-    """A settings field; a `secret` one is left out of the settings' repr (and logs)."""
-    metadata = {"help": help, "low": low, "high": high}
+    """A settings field; a `secret` one is left out of the settings' repr (and logs).
+
+    `group` is its heading in `serve --help`; numbers must lie in [low, high].
+    """
+    metadata = {"help": help, "low": low, "high": high, "group": group}
     return field(default=default, repr=not secret, metadata=metadata)
+
+
+# One field maker per group, in the order the groups appear below and in `serve --help`.
+_server = partial(_setting, group="server")
+_models = partial(_setting, group="embedded models and sampling")
+_memory = partial(_setting, group="memory and retrieval")
+_cognition = partial(_setting, group="cognition")
+_importance = partial(_setting, group="importance")
+_limits = partial(_setting, group="security and limits")
+_remote = partial(_setting, group="model servers")
 
 
 @dataclass(frozen=True)
 class Settings:
     """Server settings. Field names are the TOML keys; env vars are NPC_BRAIN_<NAME>."""
 
-    host: str = _setting("127.0.0.1", "address the gRPC server and the HTTP gateway listen on")
-    port: int = _setting(50051, "gRPC port (0 picks a free one and prints it)", 0, 65535)
-    http_port: int = _setting(
+    # Server: where it listens and keeps its worlds.
+    host: str = _server("127.0.0.1", "address the gRPC server and the HTTP gateway listen on")
+    port: int = _server(50051, "gRPC port (0 picks a free one and prints it)", 0, 65535)
+    http_port: int = _server(
         50052, "HTTP/JSON gateway port; 0 picks a free one, -1 turns the gateway off", -1, 65535
     )
-    http_cors_origins: str = _setting(
+    http_cors_origins: str = _server(
         "", "browser origins (comma-separated; * for any) that may call the HTTP gateway"
     )
-    data_dir: Path = _setting(Path("npc-brain-data"), "where worlds (SQLite files) are kept")
-    models_dir: Path = _setting(REPO_MODELS_DIR, "where `models fetch` puts the default models")
-    chat_model: str = _setting(
-        "", f"chat GGUF path; empty means {DEFAULT_CHAT_MODEL} in models_dir"
-    )
-    embed_model: str = _setting(
+    data_dir: Path = _server(Path("npc-brain-data"), "where worlds (SQLite files) are kept")
+
+    # Embedded models and sampling.
+    models_dir: Path = _models(REPO_MODELS_DIR, "where `models fetch` puts the default models")
+    chat_model: str = _models("", f"chat GGUF path; empty means {DEFAULT_CHAT_MODEL} in models_dir")
+    embed_model: str = _models(
         "", f"embedding GGUF path; empty means {DEFAULT_EMBED_MODEL} in models_dir"
     )
-    chat_context: int = _setting(2048, "chat model context window in tokens", 512, 131072)
-    threads: int = _setting(0, "CPU threads for the chat model; 0 means all cores", 0, 256)
-    embed_threads: int = _setting(
+    chat_context: int = _models(2048, "chat model context window in tokens", 512, 131072)
+    threads: int = _models(0, "CPU threads for the chat model; 0 means all cores", 0, 256)
+    embed_threads: int = _models(
         1,
         "CPU threads for the embedder (one keeps Perceive quick while the chat model "
         "works); 0 means all cores",
         0,
         256,
     )
-    embedding_cache_size: int = _setting(
+    embedding_cache_size: int = _models(
         4096,
         "texts whose embeddings are kept for reuse (least recently used out); 0: none",
         0,
         10_000_000,
     )
-    model_nice: int = _setting(
+    model_nice: int = _models(
         10,
         "niceness of the chat model's threads (0-19): above 0 they yield the CPU to the"
         " tick path and the game while the model thinks",
         0,
         19,
     )
-    prompt_cache_mb: int = _setting(
+    prompt_cache_mb: int = _models(
         256,
         "MiB of saved prompt-prefix states of the embedded chat model (least recently used"
         " out); 0: none",
         0,
         1_000_000,
     )
-    seed: int = _setting(1234, "sampling seed: same seed and inputs, same answers", 0, 2**31 - 1)
-    temperature: float = _setting(0.7, "sampling temperature for free text (replies)", 0.0, 2.0)
-    reply_max_tokens: int = _setting(120, "longest streamed reply, in tokens", 8, 2048)
-    recency_decay: float = _setting(
+    seed: int = _models(1234, "sampling seed: same seed and inputs, same answers", 0, 2**31 - 1)
+    temperature: float = _models(0.7, "sampling temperature for free text (replies)", 0.0, 2.0)
+    reply_max_tokens: int = _models(120, "longest streamed reply, in tokens", 8, 2048)
+
+    # Memory and retrieval (README "Memory").
+    recency_decay: float = _memory(
         0.995, "recency = decay ** game hours since last access (paper: 0.995)", 0.0, 1.0
     )
-    weight_recency: float = _setting(1.0, "default retrieval weight of recency (paper: 1)", 0, 100)
-    weight_importance: float = _setting(
+    weight_recency: float = _memory(1.0, "default retrieval weight of recency (paper: 1)", 0, 100)
+    weight_importance: float = _memory(
         1.0, "default retrieval weight of importance (paper: 1)", 0, 100
     )
-    weight_relevance: float = _setting(
+    weight_relevance: float = _memory(
         1.0, "default retrieval weight of relevance (paper: 1)", 0, 100
     )
-    retrieve_k: int = _setting(10, "memories Retrieve returns when the request says k=0", 1, 100)
-    context_memories: int = _setting(6, "memories retrieved into an Act or Converse prompt", 1, 50)
-    max_wait_ms: int = _setting(60000, "cap on a request's max_wait_ms", 0, 600000)
-    reflection_threshold: float = _setting(
+    retrieve_k: int = _memory(10, "memories Retrieve returns when the request says k=0", 1, 100)
+    context_memories: int = _memory(6, "memories retrieved into an Act or Converse prompt", 1, 50)
+    perception_retention: int = _memory(
+        5,
+        "an observation equal to one of the latest N at its address is not stored again",
+        0,
+        1000,
+    )
+    exact_retrieval_limit: int = _memory(
+        10000,
+        "streams up to this size are scored in full; larger ones get an ANN index",
+        100,
+        10_000_000,
+    )
+
+    # Cognition: waiting, reflecting, talking, queueing (README "Cognition").
+    max_wait_ms: int = _cognition(60000, "cap on a request's max_wait_ms", 0, 600000)
+    reflection_threshold: float = _cognition(
         150.0,
         "an agent reflects when the importance summed since its last reflection passes "
         "this (paper: 150)",
         1.0,
         100000.0,
     )
-    conversation_cooldown_minutes: int = _setting(
+    conversation_cooldown_minutes: int = _cognition(
         120, "game minutes before the same two agents may talk again", 0, 100000
     )
-    reaction_cooldown_minutes: int = _setting(
+    reaction_cooldown_minutes: int = _cognition(
         30, "game minutes before an agent stops to consider another agent again", 0, 100000
     )
-    max_conversation_turns: int = _setting(
+    max_conversation_turns: int = _cognition(
         6, "lines in one conversation between agents at most", 2, 40
     )
-    cognition_queue: int = _setting(
+    cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000
     )
-    perception_retention: int = _setting(
-        5,
-        "an observation equal to one of the latest N at its address is not stored again",
-        0,
-        1000,
-    )
-    exact_retrieval_limit: int = _setting(
-        10000,
-        "streams up to this size are scored in full; larger ones get an ANN index",
-        100,
-        10_000_000,
-    )
+
     # Importance (README "Importance").
-    importance_estimator: str = _setting(
+    importance_estimator: str = _importance(
         "anchors",
         "how importance 1..10 is estimated: anchors (nearest rated sentences, no model call), "
         "model (the chat model, one call per memory) or blend (both)",
     )
-    importance_estimator_overrides: str = _setting(
+    importance_estimator_overrides: str = _importance(
         "",
         "estimator per world or agent, comma-separated world=NAME or world/agent=NAME "
         "(e.g. dungeon=model,default/isabella=blend)",
     )
-    importance_anchors: str = _setting(
+    importance_anchors: str = _importance(
         "", "a game's own rated anchors (TSV rating<TAB>text, or JSON) added to the shipped ones"
     )
-    importance_neighbours: int = _setting(
+    importance_neighbours: int = _importance(
         DEFAULT_K, "nearest anchors whose ratings make an anchor estimate", 1, 1000
     )
-    importance_temperature: float = _setting(
+    importance_temperature: float = _importance(
         DEFAULT_TEMPERATURE, "softmax temperature over the neighbours' cosines", 0.001, 10.0
     )
-    importance_blend_weight: float = _setting(
+    importance_blend_weight: float = _importance(
         DEFAULT_ANCHOR_WEIGHT, "share of the anchor estimate in the blend estimator", 0.0, 1.0
     )
+
     # Security and limits (README "Security").
-    token: str = _setting(
+    token: str = _limits(
         "",
         "shared secret every call must carry as 'authorization: Bearer <token>' (gRPC "
         "metadata or HTTP header); prefer the environment variable to the flag; empty: none",
         secret=True,
     )
-    insecure: bool = _setting(
+    insecure: bool = _limits(
         False, "allow serving a non-loopback host without a token (anyone who reaches it)"
     )
-    tls_cert: str = _setting("", "PEM certificate (chain) file; with tls_key both doors use TLS")
-    tls_key: str = _setting("", "PEM private key file of tls_cert")
-    max_message_bytes: int = _setting(
+    tls_cert: str = _limits("", "PEM certificate (chain) file; with tls_key both doors use TLS")
+    tls_key: str = _limits("", "PEM private key file of tls_cert")
+    max_message_bytes: int = _limits(
         4 * 1024 * 1024, "largest request or answer, gRPC message or HTTP body", 1024, 2**28
     )
-    max_concurrent_rpcs: int = _setting(
+    max_concurrent_rpcs: int = _limits(
         256, "calls each door serves at once; more are refused (RESOURCE_EXHAUSTED)", 1, 100000
     )
-    http_max_connections: int = _setting(
+    http_max_connections: int = _limits(
         256, "open HTTP/JSON connections; more are refused (429)", 1, 100000
     )
-    max_text_chars: int = _setting(
+    max_text_chars: int = _limits(
         4000, "longest observation text, query, utterance or persona trait", 1, 1_000_000
     )
-    max_short_text_chars: int = _setting(
+    max_short_text_chars: int = _limits(
         500,
         "longest name, address, subject/predicate/object, label or daily requirement",
         1,
         100_000,
     )
-    max_items: int = _setting(
+    max_items: int = _limits(
         256,
         "most items in a request's list (observations of a whole Tick, visible addresses, "
         "Tick agents, kinds, daily requirements)",
         1,
         100_000,
     )
+
     # Remote model servers (docs/backends.md).
-    chat_url: str = _setting(
+    chat_url: str = _remote(
         "",
         "base URL of an OpenAI-compatible chat server (e.g. http://127.0.0.1:8080/v1); "
         "set, it thinks instead of the embedded chat model",
     )
-    chat_api_model: str = _setting(
+    chat_api_model: str = _remote(
         "", "model name sent to chat_url; empty: the first model the server lists"
     )
-    chat_api_key: str = _setting(
+    chat_api_key: str = _remote(
         "", "API key sent to chat_url as 'Authorization: Bearer <key>'", secret=True
     )
-    chat_api_constrain: str = _setting(
+    chat_api_constrain: str = _remote(
         "auto",
         "how chat_url is asked for schema-constrained output: json_schema, json_object "
         "(llama-cpp-python's server), none (validated only) or auto (steps down on refusal)",
     )
-    chat_api_extra: str = _setting(
+    chat_api_extra: str = _remote(
         "",
         "JSON object of server-specific sampling fields added to every chat_url request, "
         'e.g. {"repeat_penalty": 1.0} for llama.cpp\'s servers (they default to 1.1; '
         "the embedded model samples with 1.0)",
     )
-    embed_url: str = _setting(
+    embed_url: str = _remote(
         "",
         "base URL of an OpenAI-compatible embeddings server; set, it embeds instead of "
         "the embedded embedding model",
     )
-    embed_api_model: str = _setting(
+    embed_api_model: str = _remote(
         "", "model name sent to embed_url; empty: the first model the server lists"
     )
-    embed_api_key: str = _setting(
+    embed_api_key: str = _remote(
         "", "API key sent to embed_url as 'Authorization: Bearer <key>'", secret=True
     )
-    api_timeout_s: float = _setting(
+    api_timeout_s: float = _remote(
         120.0, "seconds to wait for a model server (connect, first byte, each piece)", 1, 3600
     )
-    api_retries: int = _setting(
+    api_retries: int = _remote(
         2, "retries, with backoff, of a model server request that failed transiently", 0, 10
     )
-    chat_concurrency: int = _setting(
+    chat_concurrency: int = _remote(
         1,
         "model calls sent to chat_url at once (its parallel slots); the embedded model "
         "always serves one at a time",
@@ -247,6 +311,10 @@ class Settings:
     )
 
     def __post_init__(self) -> None:
+        """Checks every number against its bounds, and the choices; InvalidArgument names
+        the first setting that is wrong (in declaration order)."""
+        for f in dataclasses.fields(self):
+            _check_number(f, getattr(self, f.name))
         check_estimator(self.importance_estimator)
         parse_overrides(self.importance_estimator_overrides)
         if self.chat_api_constrain not in CONSTRAIN_MODES:
@@ -278,6 +346,14 @@ class Settings:
 def describe_fields() -> list[dataclasses.Field[Any]]:
     """The settings fields, in declaration order (for help texts and docs)."""
     return list(dataclasses.fields(Settings))
+
+
+def describe_groups() -> dict[str, list[dataclasses.Field[Any]]]:
+    """The settings fields by group (heading: fields), both in declaration order."""
+    groups: dict[str, list[dataclasses.Field[Any]]] = {}
+    for f in dataclasses.fields(Settings):
+        groups.setdefault(f.metadata["group"], []).append(f)
+    return groups
 
 
 def load_settings(
@@ -315,7 +391,18 @@ def _coerce(name: str, value: Any) -> Any:
             coerced = kind(value)
     except (TypeError, ValueError, KeyError) as exc:
         raise InvalidArgument(name, f"expected {kind.__name__}, got {value!r}") from exc
+    return coerced  # bounds are checked when the Settings is built
+
+
+def _check_number(f: dataclasses.Field[Any], value: Any) -> None:
+    """InvalidArgument naming the field if a number field holds no number of its kind or
+    one outside its [low, high] (NaN is outside every range)."""
+    kind: Any = type(f.default)
+    if kind not in (int, float):
+        return
+    numeric = (int,) if kind is int else (int, float)
+    if isinstance(value, bool) or not isinstance(value, numeric):
+        raise InvalidArgument(f.name, f"expected {kind.__name__}, got {value!r}")
     low, high = f.metadata["low"], f.metadata["high"]
-    if (low is not None and coerced < low) or (high is not None and coerced > high):
-        raise InvalidArgument(name, f"{coerced} is outside [{low}, {high}]")
-    return coerced
+    if not ((low is None or value >= low) and (high is None or value <= high)):
+        raise InvalidArgument(f.name, f"{value} is outside [{low}, {high}]")

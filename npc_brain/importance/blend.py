@@ -7,10 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain.config import DEFAULT_ANCHOR_WEIGHT
 from npc_brain.importance.base import Estimate, ImportanceEstimator, clamp
-
-# The best leave-one-out Spearman on the anchors (`python -m bench.importance --tune`).
-DEFAULT_ANCHOR_WEIGHT = 0.5
 
 
 class BlendEstimator:

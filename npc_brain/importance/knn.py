@@ -25,17 +25,13 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain.config import DEFAULT_K, DEFAULT_TEMPERATURE
 from npc_brain.importance.anchors import Anchor, fingerprint
 from npc_brain.importance.base import Estimate, Neighbour, clamp, is_no_op
 from npc_brain.llm.base import Embedder, normalise_rows
 
 log = logging.getLogger(__name__)
 
-# Chosen by leave-one-out cross-validation on the shipped anchors with MiniLM, never on
-# the evaluation set (`python -m bench.importance --tune`): the most local setting within
-# 0.02 of the best Spearman (0.846 vs 0.864), so a game's own close anchors stay decisive.
-DEFAULT_K = 8
-DEFAULT_TEMPERATURE = 0.1
 SHIPPED_CACHE = resources.files("npc_brain.importance").joinpath("data")
 SAME_MODEL_COSINE = 0.999  # a cached row and the same anchor embedded now agree this well
 

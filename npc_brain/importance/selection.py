@@ -2,37 +2,16 @@
 
 Overrides are one setting, comma-separated `world=estimator` or `world/agent=estimator`
 entries (e.g. `dungeon=model, default/isabella=blend`); an agent's entry beats its
-world's, which beats the server default. No imports of the settings module here, so
-settings can validate with these functions.
+world's, which beats the server default. The names and the parsing live in
+npc_brain.config (which validates the settings with them and imports nothing above
+it); they are re-exported here.
 """
 
 from __future__ import annotations
 
-from npc_brain.errors import InvalidArgument
+from npc_brain.config import ESTIMATOR_NAMES, Overrides, check_estimator, parse_overrides
 
-ESTIMATOR_NAMES = ("anchors", "model", "blend")
-Overrides = dict[tuple[str, str], str]
-
-
-def check_estimator(name: str, setting: str = "importance_estimator") -> str:
-    """The name if it is an estimator; InvalidArgument naming `setting` otherwise."""
-    if name not in ESTIMATOR_NAMES:
-        raise InvalidArgument(setting, f"{name!r} is not one of {', '.join(ESTIMATOR_NAMES)}")
-    return name
-
-
-def parse_overrides(text: str, setting: str = "importance_estimator_overrides") -> Overrides:
-    """{(world, agent or ""): estimator} from `world=name, world/agent=name`."""
-    overrides: Overrides = {}
-    for entry in filter(None, (part.strip() for part in text.split(","))):
-        target, sep, name = (piece.strip() for piece in entry.partition("="))
-        world, _, agent = (piece.strip() for piece in target.partition("/"))
-        if not sep or not world or (target.count("/") and not agent) or target.count("/") > 1:
-            raise InvalidArgument(
-                setting, f"{entry!r}: expected world=estimator or world/agent=estimator"
-            )
-        overrides[(world, agent)] = check_estimator(name, setting)
-    return overrides
+__all__ = ["ESTIMATOR_NAMES", "Overrides", "check_estimator", "choose", "parse_overrides"]
 
 
 def choose(overrides: Overrides, default: str, world_id: str, agent_id: str) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain.config import CONSTRAIN_MODES
 from npc_brain.errors import FailedPrecondition
 from npc_brain.llm.base import Completion, Message, TokenSink, normalise_rows
 from npc_brain.llm.markup import Defuser
@@ -38,7 +39,6 @@ from npc_brain.llm.openai_http import ApiClient, ApiError, Endpoint, ModelServer
 from npc_brain.llm.schema_check import answer_error
 
 log = logging.getLogger(__name__)
-CONSTRAIN_MODES = ("auto", "json_schema", "json_object", "none")
 _STEP_DOWN = {"json_schema": "json_object", "json_object": "none"}
 EMBED_BATCH = 64
 # Chat-template markers of common model families: data never becomes a role tag, whatever

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import npc_brain.config
 from npc_brain.cli import build_parser
-from npc_brain.config import describe_fields, load_settings
+from npc_brain.config import Settings, describe_fields, describe_groups, load_settings
 from npc_brain.errors import InvalidArgument
 
 
@@ -40,6 +44,54 @@ def test_bad_settings_name_the_setting(values: dict[str, object], field: str) ->
     assert error.value.field == field
 
 
+def test_settings_built_in_code_check_their_bounds() -> None:
+    with pytest.raises(InvalidArgument) as error:
+        Settings(port=70000)
+    assert error.value.field == "port"
+    assert "70000 is outside [0, 65535]" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({"http_port": -2}, "http_port"),
+        ({"temperature": float("nan")}, "temperature"),
+        ({"reply_max_tokens": 4}, "reply_max_tokens"),
+        ({"port": "6000"}, "port"),
+        ({"insecure": False, "threads": True}, "threads"),
+        ({"chat_api_constrain": "grammar"}, "chat_api_constrain"),
+        ({"importance_estimator": "oracle"}, "importance_estimator"),
+        ({"importance_estimator_overrides": "dungeon"}, "importance_estimator_overrides"),
+    ],
+)
+def test_replace_checks_settings_too(values: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidArgument) as error:
+        dataclasses.replace(Settings(), **values)
+    assert error.value.field == field
+
+
+def test_every_number_setting_has_bounds_that_hold_its_default() -> None:
+    for f in describe_fields():
+        if type(f.default) in (int, float):
+            low, high = f.metadata["low"], f.metadata["high"]
+            assert low is not None and high is not None, f.name
+            assert low <= f.default <= high, f.name
+
+
+def test_config_imports_nothing_of_npc_brain_but_its_errors() -> None:
+    tree = ast.parse(Path(npc_brain.config.__file__).read_text())
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "no relative imports"
+            imported.add(node.module or "")
+            imported |= {f"{node.module}.{alias.name}" for alias in node.names}
+    ours = {name for name in imported if name.split(".")[0] == "npc_brain"}
+    assert ours == {"npc_brain.errors", "npc_brain.errors.InvalidArgument"}
+
+
 def test_every_setting_has_a_serve_flag_with_its_description(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -49,6 +101,22 @@ def test_every_setting_has_a_serve_flag_with_its_description(
     for field in describe_fields():
         assert "--" + field.name.replace("_", "-") in text
         assert " ".join(field.metadata["help"].split()[:3]) in text
+
+
+def test_serve_help_lists_the_settings_under_their_groups(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    text = capsys.readouterr().out
+    groups = describe_groups()
+    assert len(groups) > 1
+    assert sum(len(fields) for fields in groups.values()) == len(describe_fields())
+    starts = [text.index(f"settings: {title}:") for title in groups]
+    assert starts == sorted(starts)  # the groups in declaration order
+    for fields, start, end in zip(groups.values(), starts, [*starts[1:], None], strict=True):
+        for field in fields:
+            assert "--" + field.name.replace("_", "-") + " " in text[start:end], field.name
 
 
 def test_readme_documents_every_setting() -> None:
