@@ -30,15 +30,16 @@ from typing import Any
 from llama_cpp import Llama
 
 from bench.common import Row
-from npc_brain.cognition.act import action_messages, action_schema
-from npc_brain.cognition.plan import decompose_hour
-from npc_brain.cognition.react import conversation_turn, decide_reaction
-from npc_brain.cognition.reflect import salient_questions
 from npc_brain.config import Settings
 from npc_brain.importance.prompted import ANSWER_PREFIX, ANSWERS, importance_messages
 from npc_brain.llm.base import Completion, Message, TokenSink
 from npc_brain.llm.llama import LlamaChat, _grammar
 from npc_brain.memory.records import MemoryKind, MemoryRecord
+from npc_brain.mind.act.prompts import action_messages, action_schema
+from npc_brain.mind.plan.prompts import decompose_hour
+from npc_brain.mind.react.prompts import decide_reaction
+from npc_brain.mind.reflect.prompts import salient_questions
+from npc_brain.mind.talk.prompts import conversation_turn
 from npc_brain.persona import Persona
 
 T0 = 1_676_365_200.0  # 2023-02-14 09:00 UTC

@@ -25,9 +25,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from llama_cpp import Llama
 
 from bench.common import Row, faster, latencies, mib, ms, p50_p99, rss_bytes, slower
-from npc_brain.cognition.converse import REPLY_SCHEMA, UtteranceExtractor, reply_messages
 from npc_brain.config import Settings
 from npc_brain.llm.llama import _grammar
+from npc_brain.mind.talk.prompts import REPLY_SCHEMA, UtteranceExtractor, reply_messages
 from npc_brain.persona import Persona
 from npc_brain.v1 import brain_pb2 as pb
 from tests.integration.server_process import ServerProcess

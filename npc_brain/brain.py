@@ -7,89 +7,22 @@ workers; the event loop only waits on them as long as the caller allows.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 
 from npc_brain import validation
-from npc_brain.acting import Acting
 from npc_brain.action import Action, Line
 from npc_brain.config import Settings
-from npc_brain.errors import InvalidArgument, NotFound
-from npc_brain.faculties import Faculties
+from npc_brain.errors import NotFound
 from npc_brain.llm.base import ChatModel, Embedder
-from npc_brain.memory.records import (
-    GameTime,
-    MemoryKind,
-    MemoryRecord,
-    Observation,
-    ScoredMemory,
-)
+from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRange, read_page
+from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation, ScoredMemory
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.store import Perception
+from npc_brain.mind.minds import Minds, TickResult
+from npc_brain.mind.perceive import AgentTick
+from npc_brain.mind.usage import UsageLedger, UsageSummary
+from npc_brain.mind.world import World, WorldRegistry
 from npc_brain.persona import AgentRecord, Persona, Switches
-from npc_brain.reacting import Reacting
-from npc_brain.reflecting import Reflecting
 from npc_brain.snapshots import SnapshotInfo, Snapshots
-from npc_brain.talking import Talking
-from npc_brain.usage import UsageLedger, UsageSummary
-from npc_brain.world import World, WorldRegistry
-
-MAX_PAGE_SIZE = 500
-DEFAULT_PAGE_SIZE = 50
-
-
-@dataclass(frozen=True)
-class AgentTick:
-    """One agent's part of a Tick."""
-
-    agent_id: str
-    observations: Sequence[Observation] = ()
-    visible_addresses: Sequence[str] = ()
-
-
-@dataclass(frozen=True)
-class TickResult:
-    agent_id: str
-    action: Action
-    pending: bool
-    memory_ids: list[str]
-
-
-@dataclass(frozen=True)
-class _Sensed:
-    """A perception prepared but not yet stored."""
-
-    agent: AgentRecord
-    observations: Sequence[Observation]
-    new: list[Observation]
-    known: dict[tuple[str, str], int]
-    perception: Perception
-
-
-@dataclass(frozen=True)
-class TimeRange:
-    """Memories created in [after, before); None leaves that side open."""
-
-    after: GameTime | None = None
-    before: GameTime | None = None
-
-
-@dataclass(frozen=True)
-class MemoryPage:
-    memories: list[MemoryRecord]
-    next_page_token: str
-
-
-def _within_bytes(memories: list[MemoryRecord], budget: int) -> list[MemoryRecord]:
-    """The first memories whose texts fit in `budget` bytes (at least one), so a page of
-    long memories still fits in one message."""
-    for i, m in enumerate(memories):
-        texts = (m.description, m.subject, m.predicate, m.object, m.address, m.source.agent_id)
-        budget -= 64 + 8 * len(m.evidence_ids) + sum(len(t.encode()) for t in texts)
-        if budget < 0 and i > 0:
-            return memories[:i]
-    return memories
 
 
 class Brain:
@@ -102,15 +35,11 @@ class Brain:
         self._settings = settings
         self._limits = validation.Limits.of(settings)
         self._snapshots = Snapshots(settings.data_dir, worlds)
-        self._f = Faculties(chat, embedder, settings)
-        self._acting = Acting(self._f)
-        self._talking = Talking(self._f)
-        self._reflecting = Reflecting(self._f)
-        self._reacting = Reacting(self._f, self._acting.planning)
+        self._minds = Minds(chat, embedder, settings)
 
     @property
     def usage(self) -> UsageLedger:
-        return self._f.usage
+        return self._minds.usage
 
     @property
     def settings(self) -> Settings:
@@ -118,9 +47,7 @@ class Brain:
         return self._settings
 
     def close(self) -> None:
-        self._reflecting.close()
-        self._reacting.close()
-        self._f.close()
+        self._minds.close()
         self._worlds.close()
 
     # Agents ----------------------------------------------------------------------
@@ -157,69 +84,12 @@ class Brain:
         observations: Sequence[Observation],
         visible_addresses: Sequence[str] = (),
     ) -> list[str]:
-        """Stores each observation as a memory; returns their ids in order.
-
-        An observation identical to one of the agent's latest `perception_retention`
-        at the same address is not stored again: its existing id is returned.
-        """
+        """Stores each observation as a memory; returns their ids in order (a repeat of a
+        recent observation at the same address gives its existing id: mind/perceive.py)."""
         world, agent = self._agent(world_id, agent_id)
         validation.observations(observations, visible_addresses, limits=self._limits)
-        return await self._perceive(world, agent, game_time, observations, visible_addresses)
-
-    async def _perceive(
-        self,
-        world: World,
-        agent: AgentRecord,
-        game_time: GameTime,
-        observations: Sequence[Observation],
-        visible_addresses: Sequence[str],
-    ) -> list[str]:
         item = AgentTick(agent.agent_id, observations, visible_addresses)
-        sensed = await self._sense(world, game_time, [(item, agent)])
-        return self._commit(world, game_time, sensed)[0]
-
-    async def _sense(
-        self, world: World, game_time: GameTime, items: Sequence[tuple[AgentTick, AgentRecord]]
-    ) -> list[_Sensed]:
-        """What the agents' perceptions will store (places, new memories), written by
-        _commit. Every new text of every agent is embedded in one batch."""
-        retention = self._settings.perception_retention
-        news: list[tuple[list[Observation], dict[tuple[str, str], int]]] = []
-        for item, agent in items:
-            self._f.usage.saw(world.world_id, agent.agent_id, game_time)
-            known = {
-                (m.description, m.address): m.memory_id
-                for m in world.stream(agent.agent_id).recent(retention)
-                if m.kind == MemoryKind.OBSERVATION
-            }
-            new = [o for o in item.observations if (o.text, o.address) not in known]
-            new = list({(o.text, o.address): o for o in new}.values())  # one per repeated line
-            news.append((new, known))
-        vectors = await self._f.embed([o.text for new, _ in news for o in new])
-        sensed = []
-        start = 0
-        for (item, agent), (new, known) in zip(items, news, strict=True):
-            part = vectors[start : start + len(new)]
-            start += len(new)
-            memories = await self._f.rate(
-                world, agent, MemoryKind.OBSERVATION, new, game_time, part
-            )
-            places = [*item.visible_addresses, *(o.address for o in item.observations)]
-            perception = Perception(agent.agent_id, places, game_time, memories, part)
-            sensed.append(_Sensed(agent, item.observations, new, known, perception))
-        return sensed
-
-    def _commit(self, world: World, game_time: GameTime, sensed: list[_Sensed]) -> list[list[str]]:
-        """Stores the perceptions in one transaction; then reflections and reactions may
-        start. Returns each perception's memory ids, one per observation."""
-        stored = world.perceived([s.perception for s in sensed])
-        ids = []
-        for s, memories in zip(sensed, stored, strict=True):
-            s.known.update({(m.description, m.address): m.memory_id for m in memories})
-            if memories:
-                self._reflecting.after_new_memories(world, s.agent, game_time)
-                self._reacting.after_perceive(world, s.agent, game_time, s.new)
-            ids.append([str(s.known[(o.text, o.address)]) for o in s.observations])
+        (ids,) = await self._minds.perceive(world, game_time, [(item, agent)])
         return ids
 
     async def add_memory(
@@ -233,8 +103,7 @@ class Brain:
         """Stores an author-written memory (backstory) as it is, created at game_time."""
         world, agent = self._agent(world_id, agent_id)
         validation.observation("observation", observation, self._limits)
-        (stored,) = await self._f.remember(world, agent, kind, [observation], game_time)
-        return stored
+        return await self._minds.remember(world, agent, kind, observation, game_time)
 
     async def list_memories(
         self,
@@ -243,28 +112,15 @@ class Brain:
         kinds: Sequence[MemoryKind] = (),
         page_size: int = 0,
         page_token: str = "",
-        created: TimeRange = TimeRange(),
+        created: TimeRange = ANY_TIME,
     ) -> MemoryPage:
         """A page of the agent's memories, oldest first."""
         world, agent = self._agent(world_id, agent_id)
         validation.int_range("page_size", page_size, 0, MAX_PAGE_SIZE)
         validation.items("kinds", kinds, self._limits.items)
-        after_id = 0
-        if page_token:
-            after_id = validation.number_id("page_token", page_token, "a token this server gave")
-        size = page_size or DEFAULT_PAGE_SIZE
-        rows = world.store.list_memories(
-            agent.agent_id,
-            after_id=after_id,
-            limit=size + 1,
-            kinds=kinds,
-            created_after=created.after,
-            created_before=created.before,
-        )
-        more = len(rows) > size
-        page = _within_bytes(rows[:size], self._settings.max_message_bytes // 2)
-        more = more or len(page) < min(size, len(rows))
-        return MemoryPage(page, str(page[-1].memory_id) if more else "")
+        after_id = validation.page_token(page_token)
+        budget = self._settings.max_message_bytes // 2
+        return read_page(world.store, agent.agent_id, after_id, page_size, kinds, created, budget)
 
     async def forget_memory(self, world_id: str, agent_id: str, memory_id: str) -> None:
         """Deletes a memory from the store and the index, durably."""
@@ -282,26 +138,17 @@ class Brain:
         k: int = 0,
         weights: Weights | None = None,
         kinds: Sequence[MemoryKind] = (),
-        created: TimeRange = TimeRange(),
+        created: TimeRange = ANY_TIME,
     ) -> list[ScoredMemory]:
         """The k best memories for the query now; marks them accessed at game_time."""
         world, agent = self._agent(world_id, agent_id)
         validation.text("query", query, limit=self._limits.text)
         validation.int_range("k", k, 0, 100)
         validation.items("kinds", kinds, self._limits.items)
-        for name in ("recency", "importance", "relevance"):
-            if weights is not None:
-                validation.number_range(f"weights.{name}", getattr(weights, name), 0, 100)
-        return await self._f.recall(
-            world,
-            agent.agent_id,
-            game_time,
-            query,
-            k or self._settings.retrieve_k,
-            weights,
-            kinds,
-            created.after,
-            created.before,
+        validation.weights(weights)
+        k = k or self._settings.retrieve_k
+        return await self._minds.retrieve(
+            world, agent, game_time, query, k, weights, kinds, created
         )
 
     # Acting and talking ----------------------------------------------------------
@@ -312,8 +159,7 @@ class Brain:
         """The current action, and whether a better one is being prepared."""
         world, agent = self._agent(world_id, agent_id)
         validation.int_range("max_wait_ms", max_wait_ms, 0, self._settings.max_wait_ms)
-        self._f.usage.saw(world.world_id, agent_id, game_time)
-        return await self._acting.act(world, agent, game_time, max_wait_ms)
+        return await self._minds.act(world, agent, game_time, max_wait_ms)
 
     async def tick(
         self,
@@ -331,54 +177,14 @@ class Brain:
         """
         world = self._world(world_id)
         validation.int_range("max_wait_ms", max_wait_ms, 0, self._settings.max_wait_ms)
-        validation.items("agents", agents, self._limits.items)
-        observed = sum(len(item.observations) for item in agents)
-        if observed > self._limits.items:
-            raise InvalidArgument(
-                "agents", f"carry {observed} observations; at most {self._limits.items} a Tick"
-            )
-        checked = []
-        for i, item in enumerate(agents):
-            prefix = f"agents[{i}]."
-            checked.append(self._agent(world.world_id, item.agent_id, prefix)[1])
-            validation.observations(item.observations, item.visible_addresses, prefix, self._limits)
-
-        if not lockstep:  # everyone perceives, then one write for all, then everyone acts
-            sensed = await self._sense(world, game_time, list(zip(agents, checked, strict=True)))
-            ids = self._commit(world, game_time, sensed)
-            acted = await self._acting.act_many(world, checked, game_time, max_wait_ms)
-            return [
-                TickResult(item.agent_id, action, pending, memory_ids)
-                for item, (action, pending), memory_ids in zip(agents, acted, ids, strict=True)
-            ]
-
-        async def one(item: AgentTick, agent: AgentRecord) -> TickResult:
-            ids = await self._perceive(
-                world, agent, game_time, item.observations, item.visible_addresses
-            )
-            await self._settle(world)
-            action, pending = await self._acting.act(world, agent, game_time, None)
-            await self._settle(world)
-            return TickResult(item.agent_id, action, pending, ids)
-
-        results = [await one(item, agent) for item, agent in zip(agents, checked, strict=True)]
-        # What a later agent started (a conversation with an earlier one) shows for both.
-        return [
-            TickResult(r.agent_id, world.state(r.agent_id).action or r.action, False, r.memory_ids)
-            for r in results
+        validation.tick_agents(agents, self._limits)
+        items = [
+            (item, self._agent(world.world_id, item.agent_id, f"agents[{i}].")[1])
+            for i, item in enumerate(agents)
         ]
-
-    async def _settle(self, world: World) -> None:
-        """Waits until no reaction, conversation, reflection or decision of the world runs."""
-        while True:
-            busy = [
-                *self._reacting.running(world),
-                *self._reflecting.running(world),
-                *(s.deciding for s in world.states.values() if s.deciding is not None),
-            ]
-            if not busy:
-                return
-            await asyncio.wait(busy)
+        if lockstep:
+            return await self._minds.tick_lockstep(world, game_time, items)
+        return await self._minds.tick(world, game_time, items, max_wait_ms)
 
     async def converse(
         self,
@@ -391,24 +197,19 @@ class Brain:
     ) -> AsyncIterator[str | Line]:
         """Yields the reply's text pieces as they are generated, then the final Line."""
         world, agent = self._agent(world_id, agent_id)
-        validation.identifier("speaker_id", speaker_id)
-        if speaker_id == agent.agent_id:  # a line "heard" from oneself would pass as one's own
-            raise InvalidArgument("speaker_id", "must differ from agent_id")
+        validation.speaker(speaker_id, agent.agent_id)
         validation.text("utterance", utterance, limit=self._limits.text)
-        self._f.usage.saw(world.world_id, agent_id, game_time)
-        async for event in self._talking.converse(
+        async for event in self._minds.converse(
             world, agent, game_time, speaker_id, utterance, interview
         ):
             yield event
-        if not interview:
-            self._reflecting.after_new_memories(world, agent, game_time)
 
     async def reflect(
         self, world_id: str, agent_id: str, game_time: GameTime
     ) -> list[MemoryRecord]:
         """Reflects now, whatever the trigger says; returns the insights stored."""
         world, agent = self._agent(world_id, agent_id)
-        return await self._reflecting.reflect(world, agent, game_time)
+        return await self._minds.reflect(world, agent, game_time)
 
     # Stats -----------------------------------------------------------------------
 
@@ -416,7 +217,7 @@ class Brain:
         world_id = validation.world_id(world_id)
         if agent_id:
             self._agent(world_id, agent_id)
-        return self._f.usage.summary(world_id, agent_id)
+        return self.usage.summary(world_id, agent_id)
 
     # Save slots ------------------------------------------------------------------
 

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from npc_brain.errors import FailedPrecondition, NotFound
 from npc_brain.memory.migrations import MIGRATIONS
+from npc_brain.mind.world import World, WorldRegistry
 from npc_brain.validation import ID_PATTERN
-from npc_brain.world import World, WorldRegistry
 
 log = logging.getLogger(__name__)
 SUFFIX = ".sqlite3"

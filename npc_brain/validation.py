@@ -6,10 +6,11 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from npc_brain.errors import InvalidArgument
 from npc_brain.memory.records import Observation
+from npc_brain.memory.retrieval import Weights
 from npc_brain.persona import Persona
 
 if TYPE_CHECKING:
@@ -132,3 +133,48 @@ def observations(
         observation(f"{prefix}observations[{i}]", o, limits)
     for i, address in enumerate(visible):
         text(f"{prefix}visible_addresses[{i}]", address, limit=limits.short_text)
+
+
+class _AgentPart(Protocol):
+    """One agent's part of a Tick, as the validation reads it."""
+
+    @property
+    def agent_id(self) -> str: ...
+    @property
+    def observations(self) -> Sequence[Observation]: ...
+    @property
+    def visible_addresses(self) -> Sequence[str]: ...
+
+
+def tick_agents(agents: Sequence[_AgentPart], limits: Limits = DEFAULT_LIMITS) -> None:
+    """Checks a Tick's agents: how many, their ids, what they observed (fields are named
+    `agents[i].…`); the Tick's observations count against one `items` limit."""
+    items("agents", agents, limits.items)
+    observed = sum(len(part.observations) for part in agents)
+    if observed > limits.items:
+        raise InvalidArgument(
+            "agents", f"carry {observed} observations; at most {limits.items} a Tick"
+        )
+    for i, part in enumerate(agents):
+        identifier(f"agents[{i}].agent_id", part.agent_id)
+        observations(part.observations, part.visible_addresses, f"agents[{i}].", limits)
+
+
+def weights(given: Weights | None) -> None:
+    """Retrieval weights: each in [0, 100] (zero means the configured default)."""
+    if given is not None:
+        for name in ("recency", "importance", "relevance"):
+            number_range(f"weights.{name}", getattr(given, name), 0, 100)
+
+
+def page_token(token: str) -> int:
+    """The memory id a page token stands for; 0 (from the start) when empty."""
+    return number_id("page_token", token, "a token this server gave") if token else 0
+
+
+def speaker(speaker_id: str, agent_id: str) -> None:
+    """Who speaks to an agent: an identifier, never the agent itself (a line "heard"
+    from oneself would pass as one's own)."""
+    identifier("speaker_id", speaker_id)
+    if speaker_id == agent_id:
+        raise InvalidArgument("speaker_id", "must differ from agent_id")

@@ -16,9 +16,9 @@ from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.mind.world import WorldRegistry
 from npc_brain.server.app import create_server
 from npc_brain.v1 import brain_pb2_grpc
-from npc_brain.world import WorldRegistry
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -16,12 +16,12 @@ from grpc_reflection.v1alpha import reflection
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
+from npc_brain.mind.world import WorldRegistry
 from npc_brain.server.auth import check_exposure
 from npc_brain.server.http import HttpServer, create_http_server
 from npc_brain.server.registration import add_brain_to_server
 from npc_brain.server.servicer import BrainServicer
 from npc_brain.v1 import brain_pb2
-from npc_brain.world import WorldRegistry
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = brain_pb2.DESCRIPTOR.services_by_name["Brain"].full_name

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from npc_brain.action import Action, Line
-from npc_brain.brain import AgentTick, TickResult, TimeRange
 from npc_brain.errors import InvalidArgument
+from npc_brain.memory.pages import TimeRange
 from npc_brain.memory.records import (
     GameTime,
     MemoryKind,
@@ -19,9 +19,11 @@ from npc_brain.memory.records import (
     SourceKind,
 )
 from npc_brain.memory.retrieval import Weights
+from npc_brain.mind.minds import TickResult
+from npc_brain.mind.perceive import AgentTick
+from npc_brain.mind.usage import UsageSummary
 from npc_brain.persona import AgentRecord, Persona, Switches
 from npc_brain.snapshots import SnapshotInfo
-from npc_brain.usage import UsageSummary
 from npc_brain.v1 import brain_pb2 as pb
 
 # Timestamps the store can hold exactly enough: years 1..9999 (protobuf's own range).

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from npc_brain.cognition.emoji import MEANINGS, nearest_emojis
 from npc_brain.llm.llama import LlamaEmbedder
+from npc_brain.mind.emoji import MEANINGS, nearest_emojis
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "all-MiniLM-L6-v2.f16.gguf"
 EXPECTED = {

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from llama_cpp import Llama
 
-from npc_brain.cognition.act import action_messages, action_schema
-from npc_brain.cognition.plan import day_plan_schema, steps_schema
-from npc_brain.cognition.react import TALK_SCHEMA
 from npc_brain.llm.llama import _grammar, _Llama
 from npc_brain.llm.sampling import GrammarCheckedSampler
+from npc_brain.mind.act.prompts import action_messages, action_schema
+from npc_brain.mind.plan.prompts import day_plan_schema, steps_schema
+from npc_brain.mind.react.prompts import TALK_SCHEMA
 from npc_brain.persona import Persona
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from npc_brain.cognition.prompts import clock
 from npc_brain.config import Settings
 from npc_brain.llm.backends import chat_from_settings
 from npc_brain.llm.base import Message
 from npc_brain.llm.llama import LlamaChat
+from npc_brain.mind.prompts import clock
 from npc_brain.persona import Persona
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from npc_brain.action import Line
-from npc_brain.brain import AgentTick, Brain, TimeRange
+from npc_brain.brain import Brain
 from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.llm.base import Completion
 from npc_brain.llm.fakes import ChatCall, ScriptedChat
+from npc_brain.memory.pages import TimeRange
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
+from npc_brain.mind.perceive import AgentTick
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 

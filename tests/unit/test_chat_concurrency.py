@@ -11,7 +11,7 @@ import pytest
 
 from npc_brain.config import Settings
 from npc_brain.llm.backends import chat_workers
-from npc_brain.scheduler import Priority, Scheduler
+from npc_brain.llm.scheduler import Priority, Scheduler
 from tests.conftest import make_brain
 
 
@@ -89,6 +89,6 @@ def test_chat_concurrency_applies_to_a_remote_server_only(tmp_path: Path) -> Non
     assert chat_workers(Settings(chat_concurrency=4, chat_url="http://127.0.0.1:1/v1")) == 4
     brain = make_brain(tmp_path, chat_concurrency=3, chat_url="http://127.0.0.1:1/v1")
     try:
-        assert len(brain._f.scheduler._threads) == 3  # noqa: SLF001 - the workers under test
+        assert len(brain._minds.faculties.scheduler._threads) == 3  # noqa: SLF001 - the workers under test
     finally:
         brain.close()

@@ -7,27 +7,27 @@ import json
 import numpy as np
 import pytest
 
-from npc_brain.cognition.act import (
-    DURATIONS,
-    action_schema,
-    decide_action,
-    parse_decision,
-)
-from npc_brain.cognition.converse import (
-    REPLY_SCHEMA,
-    UtteranceExtractor,
-    decode_partial_string,
-    reply_messages,
-    stream_reply,
-)
-from npc_brain.cognition.emoji import EMOJIS, nearest_emojis
-from npc_brain.cognition.importance import (
+from npc_brain.importance.prompted import (
     IMPORTANCE_SCHEMA,
     NEUTRAL_RATING,
     parse_rating,
     rate_importance,
 )
 from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.mind.act.prompts import (
+    DURATIONS,
+    action_schema,
+    decide_action,
+    parse_decision,
+)
+from npc_brain.mind.emoji import EMOJIS, nearest_emojis
+from npc_brain.mind.talk.prompts import (
+    REPLY_SCHEMA,
+    UtteranceExtractor,
+    decode_partial_string,
+    reply_messages,
+    stream_reply,
+)
 from npc_brain.persona import Persona
 
 PERSONA = Persona("Isabella Rodriguez", home_address="ville:home")

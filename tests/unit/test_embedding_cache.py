@@ -11,9 +11,9 @@ import pytest
 from numpy.typing import NDArray
 
 from npc_brain.config import Settings
-from npc_brain.faculties import Faculties
 from npc_brain.llm.embed_cache import EmbeddingCache
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.mind.faculties import Faculties
 
 
 class CountingEmbedder(HashingEmbedder):

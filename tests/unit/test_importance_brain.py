@@ -110,7 +110,7 @@ def test_the_anchors_that_decided_a_rating_are_kept_for_explanation(tmp_path: Pa
 
     run(scenario())
     world, agent = brain._agent("", "isabella")  # noqa: SLF001 - no RPC exposes it (yet)
-    estimate = brain._f.importance_explanation(world, agent, TEXTS[0])  # noqa: SLF001
+    estimate = brain._minds.faculties.importance_explanation(world, agent, TEXTS[0])  # noqa: SLF001
     assert estimate is not None and estimate.neighbours[0].text == TEXTS[0]
     assert estimate.neighbours[0].rating == 10 and estimate.completion is None
 

@@ -11,8 +11,8 @@ import numpy as np
 from npc_brain.memory.records import MemoryKind, NewMemory
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
+from npc_brain.mind.world import World, WorldRegistry
 from npc_brain.persona import AgentRecord, Persona
-from npc_brain.world import World, WorldRegistry
 
 DIM = 8
 

@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from npc_brain.cognition.act import action_schema, parse_decision
-from npc_brain.cognition.converse import REPLY_SCHEMA, stream_reply
 from npc_brain.importance.prompted import NEUTRAL_RATING, rate_importance
 from npc_brain.llm.base import Message
 from npc_brain.llm.openai_compat import OpenAIChat, OpenAIEmbedder
 from npc_brain.llm.openai_http import ApiClient, ApiError, Endpoint, ModelServerUnavailable
+from npc_brain.mind.act.prompts import action_schema, parse_decision
+from npc_brain.mind.talk.prompts import REPLY_SCHEMA, stream_reply
 from npc_brain.persona import Persona
 from tests.fake_openai import FakeOpenAI, Reply, chat_answer, fake_openai
 

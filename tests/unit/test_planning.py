@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from npc_brain.cognition.emoji import EMOJIS
-from npc_brain.cognition.plan import Block, Step, default_day, parse_day_plan, parse_steps
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind
+from npc_brain.mind.emoji import EMOJIS
+from npc_brain.mind.plan.planner import block_at, step_at
+from npc_brain.mind.plan.prompts import Block, Step, default_day, parse_day_plan, parse_steps
 from npc_brain.persona import Persona
-from npc_brain.planning import block_at, step_at
 from tests.conftest import make_brain
 
 DAY = 1_676_246_400.0  # 2023-02-13 00:00 UTC

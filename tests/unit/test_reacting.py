@@ -10,12 +10,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from npc_brain.brain import AgentTick, Brain
-from npc_brain.cognition.plan import Block, DayPlan, parse_revision
-from npc_brain.cognition.react import decide_to_talk, parse_reaction, turn_schema
+from npc_brain.brain import Brain
 from npc_brain.llm.base import Completion, Message, TokenSink
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
+from npc_brain.mind.perceive import AgentTick
+from npc_brain.mind.plan.prompts import Block, DayPlan, parse_revision
+from npc_brain.mind.react.prompts import decide_to_talk, parse_reaction
+from npc_brain.mind.talk.prompts import turn_schema
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from npc_brain.cognition.reflect import parse_insights, parse_questions
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind, MemoryRecord, Observation
+from npc_brain.mind.reflect.prompts import parse_insights, parse_questions
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 

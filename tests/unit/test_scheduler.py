@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from npc_brain.errors import DeadlineExceeded, ResourceExhausted
-from npc_brain.scheduler import Priority, Scheduler, Superseded
+from npc_brain.llm.scheduler import Priority, Scheduler, Superseded
 
 
 async def _blocked(scheduler: Scheduler) -> tuple[threading.Event, asyncio.Task[None]]:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from npc_brain.cognition.act import action_schema
-from npc_brain.cognition.converse import REPLY_SCHEMA
-from npc_brain.cognition.plan import day_plan_schema, steps_schema
-from npc_brain.cognition.reflect import insights_schema, questions_schema
 from npc_brain.importance.prompted import IMPORTANCE_SCHEMA
 from npc_brain.llm.schema_check import UnsupportedSchema, answer_error, value_error
+from npc_brain.mind.act.prompts import action_schema
+from npc_brain.mind.plan.prompts import day_plan_schema, steps_schema
+from npc_brain.mind.reflect.prompts import insights_schema, questions_schema
+from npc_brain.mind.talk.prompts import REPLY_SCHEMA
 
 PLACES = ["the Ville:cafe:counter", "the Ville:home:bed"]
 

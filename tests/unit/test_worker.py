@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from npc_brain.worker import ModelWorker, in_fresh_thread
+from npc_brain.llm.worker import ModelWorker, in_fresh_thread
 
 
 def test_calls_run_one_at_a_time_each_on_a_thread_that_ends() -> None:

@@ -1,24 +1,28 @@
-"""What every part of a mind uses: the chat model behind the cognition scheduler, the
-embedder on its worker, recall, importance and remembering. Nothing here validates
-requests; the Brain facade does that first."""
+"""What every part of a mind uses: thinking (the chat model behind the cognition
+scheduler, each call counted in the usage ledger where it is made), the embedder on its
+worker, recall, importance and remembering. Every memory stored through here tells
+`after_remember` (the reflection trigger). Nothing here validates requests; the Brain
+facade does that first."""
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.action import Line
-from npc_brain.cognition.emoji import MEANINGS, nearest_emojis
 from npc_brain.config import Settings
 from npc_brain.importance.base import Estimate, ImportanceEstimator
 from npc_brain.importance.registry import Estimators
 from npc_brain.llm.backends import chat_workers
-from npc_brain.llm.base import ChatModel, Embedder
+from npc_brain.llm.base import ChatModel, Completion, Embedder
 from npc_brain.llm.embed_cache import EmbeddingCache
+from npc_brain.llm.scheduler import Priority, Scheduler
+from npc_brain.llm.worker import ModelWorker
 from npc_brain.memory.records import (
     GameTime,
     MemoryKind,
@@ -31,14 +35,17 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
+from npc_brain.mind.emoji import MEANINGS, nearest_emojis
+from npc_brain.mind.reflect.prompts import Insight
+from npc_brain.mind.usage import UsageLedger
+from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
-from npc_brain.scheduler import Priority, Scheduler
-from npc_brain.usage import UsageLedger
-from npc_brain.worker import ModelWorker
-from npc_brain.world import World
 
 log = logging.getLogger(__name__)
 RATING_CACHE_SIZE = 4096
+T = TypeVar("T")
+Thought = Callable[[ChatModel], tuple[T, Completion | None]]
+RememberHook = Callable[[World, AgentRecord, GameTime], None]
 
 
 class Faculties:
@@ -60,10 +67,34 @@ class Faculties:
         self.importance_estimators = Estimators(settings, chat, embedder)
         # (estimator, agent name or "", text) -> estimate, with the anchors that decided it
         self._ratings: OrderedDict[tuple[str, ...], Estimate] = OrderedDict()
+        self.after_remember: RememberHook = lambda world, agent, game_time: None
 
     def close(self) -> None:
         self.scheduler.close()
         self.embed_worker.shutdown()
+
+    async def think(
+        self,
+        world: World,
+        agent: AgentRecord,
+        kind: str,
+        priority: Priority,
+        thought: Thought[T],
+        *,
+        game_time: GameTime | None = None,
+        supersede: str = "",
+    ) -> T:
+        """Runs thought(chat) on the cognition scheduler and counts the call as the
+        agent's `kind` in the game hour of game_time (default: its latest seen). A newer
+        thought of the agent with the same `supersede` label replaces this one while it
+        waits."""
+        key = f"{supersede}:{world.world_id}:{agent.agent_id}" if supersede else None
+        result, completion = await self.scheduler.submit(
+            priority, lambda: thought(self.chat), key=key
+        )
+        if completion is not None:
+            self.usage.record(world.world_id, agent.agent_id, kind, completion, game_time)
+        return result
 
     async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Rows for `texts`: known texts from the cache (without leaving the event loop),
@@ -98,11 +129,15 @@ class Faculties:
             return cached.value
         args = ([o.text], None if vector is None else vector.reshape(1, -1), agent.persona.name)
         if estimator.uses_chat:
-            (estimate,) = await self.scheduler.run(Priority.IMPORTANCE, estimator.estimate, *args)
+            estimate = await self.think(
+                world,
+                agent,
+                "importance",
+                Priority.IMPORTANCE,
+                lambda _: _with_completion(estimator.estimate(*args)[0]),
+            )
         else:  # the anchors: numpy, plus the embedder once for the anchors themselves
             (estimate,) = await self.embed_worker.run(estimator.estimate, *args)
-        if estimate.completion is not None:
-            self.usage.record(world.world_id, agent.agent_id, "importance", estimate.completion)
         log.debug("importance of %r for %s: %s", o.text, agent.agent_id, estimate.explain())
         self._ratings[key] = estimate
         if len(self._ratings) > RATING_CACHE_SIZE:
@@ -128,7 +163,40 @@ class Faculties:
         """Embeds, rates and durably stores observations as memories of one kind."""
         vectors = await self.embed([o.text for o in observations])
         memories = await self.rate(world, agent, kind, observations, game_time, vectors)
-        return world.remember(agent.agent_id, memories, vectors)
+        return self._store(world, agent, memories, vectors, game_time)
+
+    async def remember_insights(
+        self, world: World, agent: AgentRecord, insights: Sequence[Insight], game_time: GameTime
+    ) -> list[MemoryRecord]:
+        """Stores the agent's own conclusions as REFLECTION memories citing their
+        evidence, each at depth 1 + its deepest evidence."""
+        vectors = await self.embed([i.text for i in insights])
+        memories = [
+            NewMemory(
+                kind=MemoryKind.REFLECTION,
+                description=insight.text,
+                created=game_time,
+                importance=await self.importance(world, agent, Observation(insight.text)),
+                source=Source(SourceKind.SEEN, agent.agent_id),
+                evidence_ids=tuple(m.memory_id for m in insight.evidence),
+                depth=1 + max((m.depth for m in insight.evidence), default=0),
+            )
+            for insight in insights
+        ]
+        return self._store(world, agent, memories, vectors, game_time)
+
+    def _store(
+        self,
+        world: World,
+        agent: AgentRecord,
+        memories: Sequence[NewMemory],
+        vectors: NDArray[np.float32],
+        game_time: GameTime,
+    ) -> list[MemoryRecord]:
+        stored = world.remember(agent.agent_id, memories, vectors)
+        if stored:
+            self.after_remember(world, agent, game_time)
+        return stored
 
     async def rate(
         self,
@@ -232,6 +300,10 @@ class Faculties:
             given.importance or s.weight_importance,
             given.relevance or s.weight_relevance,
         )
+
+
+def _with_completion(estimate: Estimate) -> tuple[Estimate, Completion | None]:
+    return estimate, estimate.completion
 
 
 def _rating_key(estimator: ImportanceEstimator, agent: AgentRecord, text: str) -> tuple[str, ...]:

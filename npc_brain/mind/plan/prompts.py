@@ -11,10 +11,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from npc_brain.cognition.emoji import IDLE_EMOJI
-from npc_brain.cognition.prompts import bullet_memories, clock, day, one_of
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.mind.emoji import IDLE_EMOJI
+from npc_brain.mind.prompts import bullet_memories, clock, day, one_of
 from npc_brain.persona import Persona
 
 ACTIVITY_PATTERN = "^[a-z][a-z0-9 ,'-]{2,60}$"

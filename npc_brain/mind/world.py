@@ -1,4 +1,4 @@
-"""Worlds: each one a store file plus the in-RAM state of its agents."""
+"""Worlds: each one a store file plus the in-RAM streams and minds of its agents."""
 
 from __future__ import annotations
 
@@ -11,33 +11,22 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from npc_brain.action import Action
-from npc_brain.cognition.plan import DayPlan, Step, plan_from_json, plan_to_json
 from npc_brain.errors import InvalidArgument, NotFound
+from npc_brain.llm.worker import in_fresh_thread
 from npc_brain.memory.ann import AnnIndex
 from npc_brain.memory.records import MemoryRecord, NewMemory
 from npc_brain.memory.store import Perception, WorldStore
 from npc_brain.memory.stream import AgentStream
+from npc_brain.mind.plan.prompts import plan_from_json, plan_to_json
+from npc_brain.mind.state import AgentMind
 from npc_brain.persona import AgentRecord
-from npc_brain.worker import in_fresh_thread
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class AgentState:
-    """What an agent is doing and deciding; the plan is also kept in the store."""
-
-    action: Action | None = None
-    deciding: asyncio.Task[Action] | None = None
-    plan: DayPlan | None = None  # today's plan (planning on)
-    plan_day: float | None = None  # game time of the midnight that starts the plan's day
-    hours: dict[float, list[Step]] = field(default_factory=dict)  # hour start -> its steps
-
-
-@dataclass
 class World:
-    """One world: its store, and per-agent streams and states loaded on first use.
+    """One world: its store, and per-agent streams and minds loaded on first use.
 
     Streams with more than `exact_limit` memories get an ANN index: loaded from
     `index_dir` when it matches the store, otherwise built on a background thread
@@ -50,7 +39,7 @@ class World:
     index_dir: Path
     exact_limit: int = 10_000
     streams: dict[str, AgentStream] = field(default_factory=dict)
-    states: dict[str, AgentState] = field(default_factory=dict)
+    minds: dict[str, AgentMind] = field(default_factory=dict)
     _building: set[str] = field(default_factory=set)
 
     def agent(self, agent_id: str) -> AgentRecord:
@@ -103,25 +92,28 @@ class World:
         stream = self.stream(agent_id)
         return self.store.forget(agent_id, memory_id) and stream.forget(memory_id)
 
-    def state(self, agent_id: str) -> AgentState:
-        """The agent's state; its saved plan is loaded the first time."""
-        state = self.states.get(agent_id)
-        if state is None:
-            state = self.states[agent_id] = AgentState()
+    def mind(self, agent_id: str) -> AgentMind:
+        """The agent's mind state; its saved plan is loaded the first time."""
+        mind = self.minds.get(agent_id)
+        if mind is None:
+            mind = self.minds[agent_id] = AgentMind(agent_id)
             saved = self.store.load_plan(agent_id)
             if saved is not None:
-                state.plan_day = saved[0]
-                state.plan, state.hours = plan_from_json(saved[1])
-        return state
+                mind.plan_day = saved[0]
+                mind.plan, mind.hours = plan_from_json(saved[1])
+        return mind
 
     def save_plan(self, agent_id: str) -> None:
         """Stores the agent's plan of the day and its decompositions, durably."""
-        state = self.state(agent_id)
-        if state.plan is not None and state.plan_day is not None:
-            self.store.save_plan(agent_id, state.plan_day, plan_to_json(state.plan, state.hours))
+        mind = self.mind(agent_id)
+        if mind.plan is not None and mind.plan_day is not None:
+            self.store.save_plan(agent_id, mind.plan_day, plan_to_json(mind.plan, mind.hours))
 
     def close(self) -> None:
-        """Saves the ANN indexes that match the store, then closes it."""
+        """Stops the agents' background work, saves the ANN indexes that match the
+        store, then closes it."""
+        for mind in self.minds.values():
+            mind.close()
         for agent_id, stream in self.streams.items():
             if stream.ann is not None and stream.forgotten == 0:
                 try:

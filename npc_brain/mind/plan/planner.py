@@ -12,16 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from npc_brain.action import Action
-from npc_brain.cognition.plan import (
-    Block,
-    DayPlan,
-    Step,
-    decompose_hour,
-    plan_day,
-    revise_day,
-)
-from npc_brain.cognition.prompts import day
-from npc_brain.faculties import Faculties
+from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import (
     SECONDS_PER_HOUR,
     GameTime,
@@ -29,9 +20,18 @@ from npc_brain.memory.records import (
     MemoryRecord,
     Observation,
 )
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.plan.prompts import (
+    Block,
+    DayPlan,
+    Step,
+    decompose_hour,
+    plan_day,
+    revise_day,
+)
+from npc_brain.mind.prompts import day
+from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
-from npc_brain.scheduler import Priority
-from npc_brain.world import World
 
 SECONDS_PER_DAY = 24 * SECONDS_PER_HOUR
 SLEEP_EMOJI = "😴"
@@ -71,7 +71,7 @@ def step_at(steps: list[Step], start: GameTime, game_time: GameTime) -> tuple[St
     raise AssertionError("steps is never empty")
 
 
-class Planning:
+class Planner:
     """Makes day plans and hour decompositions, on the cognition scheduler."""
 
     def __init__(self, faculties: Faculties) -> None:
@@ -79,25 +79,27 @@ class Planning:
 
     async def action_at(
         self, world: World, agent: AgentRecord, game_time: GameTime, places: list[str]
-    ) -> Action:
-        state = world.state(agent.agent_id)
+    ) -> tuple[Action, bool]:
+        """The planned action at game_time, and whether it is sleep."""
+        mind = world.mind(agent.agent_id)
         today = midnight(game_time)
-        if state.plan is None or state.plan_day != today:
-            state.plan, state.plan_day = await self._plan_day(world, agent, today), today
-            state.hours.clear()
+        if mind.plan is None or mind.plan_day != today:
+            mind.plan, mind.plan_day = await self._plan_day(world, agent, today), today
+            mind.hours.clear()
             world.save_plan(agent.agent_id)
-        block, start, end = block_at(state.plan, today, game_time)
+        block, start, end = block_at(mind.plan, today, game_time)
         home = agent.persona.home_address if agent.persona.home_address in places else places[0]
         if "sleep" in block.activity:
-            return Action(block.activity, home, start, int((end - start) // 60), SLEEP_EMOJI)
+            minutes = int((end - start) // 60)
+            return Action(block.activity, home, start, minutes, SLEEP_EMOJI), True
         hour = hour_start(game_time)
-        steps = state.hours.get(hour)
+        steps = mind.hours.get(hour)
         if steps is None:
             steps = await self._decompose(world, agent, block.activity, hour, places)
-            state.hours[hour] = steps
+            mind.hours[hour] = steps
             world.save_plan(agent.agent_id)
         step, step_start, minutes = step_at(steps, hour, game_time)
-        return Action(step.activity, step.place, step_start, minutes, step.emoji)
+        return Action(step.activity, step.place, step_start, minutes, step.emoji), False
 
     async def revise(
         self, world: World, agent: AgentRecord, game_time: GameTime, reason: list[MemoryRecord]
@@ -105,21 +107,24 @@ class Planning:
         """Plans the rest of today again after what just happened (`reason`): the paper's
         re-planning after a reaction or a conversation. Decompositions from the next hour
         on are dropped, so they are made again from the new plan."""
-        state = world.state(agent.agent_id)
-        if state.plan is None or state.plan_day != midnight(game_time) or not reason:
+        mind = world.mind(agent.agent_id)
+        if mind.plan is None or mind.plan_day != midnight(game_time) or not reason:
             return
-        old = state.plan
-        plan, completion = await self._f.scheduler.submit(
+        old = mind.plan
+        plan = await self._f.think(
+            world,
+            agent,
+            "plan",
             Priority.PLANNING,
-            lambda: revise_day(self._f.chat, agent.persona, old, game_time, reason),
-            key=f"revise:{world.world_id}:{agent.agent_id}",
+            lambda chat: revise_day(chat, agent.persona, old, game_time, reason),
+            game_time=game_time,
+            supersede="revise",
         )
-        self._f.usage.record(world.world_id, agent.agent_id, "plan", completion, game_time)
-        if state.plan is not old or plan == old:  # planned anew meanwhile, or no change
+        if mind.plan is not old or plan == old:  # planned anew meanwhile, or no change
             return
-        state.plan = plan
+        mind.plan = plan
         current = hour_start(game_time)
-        state.hours = {h: steps for h, steps in state.hours.items() if h <= current}
+        mind.hours = {h: steps for h, steps in mind.hours.items() if h <= current}
         world.save_plan(agent.agent_id)
         revised = plan.describe(agent.persona.name, "revised plan")
         await self._f.remember(world, agent, MemoryKind.PLAN, [Observation(revised)], game_time)
@@ -149,12 +154,15 @@ class Planning:
             seen = {s.memory.memory_id for s in found}
             yesterday = [s.memory for s in found]
             yesterday += [s.memory for s in promised if s.memory.memory_id not in seen]
-        plan, completion = await self._f.scheduler.submit(
+        plan = await self._f.think(
+            world,
+            agent,
+            "plan",
             Priority.PLANNING,
-            lambda: plan_day(self._f.chat, persona, today, yesterday),
-            key=f"plan:{world.world_id}:{agent.agent_id}",
+            lambda chat: plan_day(chat, persona, today, yesterday),
+            game_time=today,
+            supersede="plan",
         )
-        self._f.usage.record(world.world_id, agent.agent_id, "plan", completion, today)
         description = plan.describe(persona.name)
         await self._f.remember(world, agent, MemoryKind.PLAN, [Observation(description)], today)
         return plan
@@ -163,11 +171,14 @@ class Planning:
         self, world: World, agent: AgentRecord, activity: str, hour: GameTime, places: list[str]
     ) -> list[Step]:
         memories = await self._f.context(world, agent, hour, f"{agent.persona.name} {activity}")
-        steps, completion = await self._f.scheduler.submit(
+        steps = await self._f.think(
+            world,
+            agent,
+            "decompose",
             Priority.PLANNING,
-            lambda: decompose_hour(self._f.chat, agent.persona, activity, hour, places, memories),
-            key=f"decompose:{world.world_id}:{agent.agent_id}",
+            lambda chat: decompose_hour(chat, agent.persona, activity, hour, places, memories),
+            game_time=hour,
+            supersede="decompose",
         )
-        self._f.usage.record(world.world_id, agent.agent_id, "decompose", completion, hour)
         emojis = await self._f.emojis([s.activity for s in steps])
         return [replace(s, emoji=e) for s, e in zip(steps, emojis, strict=True)]

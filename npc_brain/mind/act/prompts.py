@@ -10,10 +10,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from npc_brain.cognition.emoji import IDLE_EMOJI
-from npc_brain.cognition.prompts import bullet_memories, clock, one_of
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.mind.emoji import IDLE_EMOJI
+from npc_brain.mind.prompts import bullet_memories, clock, one_of
 from npc_brain.persona import Persona
 
 DURATIONS = [10, 15, 20, 30, 45, 60, 90, 120]

@@ -8,12 +8,13 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from npc_brain.action import Line
-from npc_brain.cognition.converse import Reply, reply_messages, stream_reply
-from npc_brain.faculties import Faculties
+from npc_brain.llm.base import ChatModel, Completion
+from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import GameTime
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.talk.prompts import Reply, reply_messages, stream_reply
+from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
-from npc_brain.scheduler import Priority
-from npc_brain.world import World
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +23,8 @@ class _ListenerLeft(Exception):
     """Raised inside the model thread when the listener of a reply went away."""
 
 
-class Talking:
-    """Replies of agents to whoever speaks to them."""
+class Replies:
+    """Replies of agents to whoever speaks to them (a player, or any caller of Converse)."""
 
     def __init__(self, faculties: Faculties) -> None:
         self._f = faculties
@@ -52,33 +53,35 @@ class Talking:
             loop.call_soon_threadsafe(pieces.put_nowait, piece)
 
         settings = self._f.settings
-        job: asyncio.Future[Reply] = asyncio.ensure_future(
-            self._f.scheduler.run(
-                Priority.PLAYER_DIALOGUE,
-                stream_reply,
-                self._f.chat,
+
+        def reply(chat: ChatModel) -> tuple[Reply, Completion]:
+            answer = stream_reply(
+                chat,
                 messages,
                 max_tokens=settings.reply_max_tokens,
                 temperature=settings.temperature,
                 seed=settings.seed,
                 on_text=on_text,
             )
+            return answer, answer.completion
+
+        job: asyncio.Future[Reply] = asyncio.ensure_future(
+            self._f.think(world, agent, "converse", Priority.PLAYER_DIALOGUE, reply)
         )
         job.add_done_callback(_close_queue(pieces))
         try:
             while (piece := await pieces.get()) is not None:
                 yield piece
-            reply = await job
+            answer = await job
         finally:
             listening = False
-        self._f.usage.record(world.world_id, agent.agent_id, "converse", reply.completion)
-        text = reply.text or "..."
+        text = answer.text or "..."
         if not interview:
             exchange = [Line(speaker_id, utterance), Line(agent.agent_id, text)]
             await self._f.remember_dialogue(
                 world, agent, speaker_id, speaker_name, exchange, game_time
             )
-        yield Line(agent.agent_id, text, reply.end_conversation)
+        yield Line(agent.agent_id, text, answer.end_conversation)
 
 
 def _close_queue(pieces: asyncio.Queue[str | None]) -> Callable[[asyncio.Future[Any]], None]:

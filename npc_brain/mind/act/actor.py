@@ -14,23 +14,23 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from npc_brain.action import Action
-from npc_brain.cognition.act import Decision, decide_action, idle_decision
-from npc_brain.faculties import Faculties
+from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import GameTime
+from npc_brain.mind.act.prompts import Decision, decide_action, idle_decision
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.plan.planner import Planner
+from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
-from npc_brain.planning import Planning
-from npc_brain.scheduler import Priority
-from npc_brain.world import World
 
 log = logging.getLogger(__name__)
 
 
-class Acting:
+class Actor:
     """Decides and keeps each agent's current action."""
 
-    def __init__(self, faculties: Faculties) -> None:
+    def __init__(self, faculties: Faculties, planner: Planner) -> None:
         self._f = faculties
-        self.planning = Planning(faculties)
+        self._planner = planner
 
     async def act(
         self, world: World, agent: AgentRecord, game_time: GameTime, max_wait_ms: int | None
@@ -65,13 +65,13 @@ class Acting:
     ) -> asyncio.Task[Action] | None:
         """The decision to wait for (started if none runs); None while the current
         action still covers game_time."""
-        state = world.state(agent.agent_id)
-        if state.action is not None and state.action.covers(game_time):
+        mind = world.mind(agent.agent_id)
+        if mind.busy_with(game_time) is not None:
             return None
-        if state.deciding is None:
-            state.deciding = asyncio.create_task(self._decide(world, agent, game_time))
-            state.deciding.add_done_callback(lambda _: setattr(state, "deciding", None))
-        return state.deciding
+        deciding = mind.tasks.get("decide")
+        if deciding is None:
+            deciding = mind.start("decide", self._decide(world, agent, game_time))
+        return deciding
 
     def _answer(
         self,
@@ -80,27 +80,28 @@ class Acting:
         game_time: GameTime,
         task: asyncio.Task[Action] | None,
     ) -> tuple[Action, bool]:
-        state = world.state(agent.agent_id)
-        if task is None and state.action is not None:
-            return state.action, state.deciding is not None
+        mind = world.mind(agent.agent_id)
+        if task is None and mind.action is not None:
+            return mind.action, "decide" in mind.tasks
         if task is not None and task.done() and not task.cancelled():
             return task.result(), False
-        if task is not None and task.cancelled() and state.action is not None:
-            return state.action, False  # a reaction took over
-        if state.action is not None:
-            return state.action, True
+        if task is not None and task.cancelled() and mind.action is not None:
+            return mind.action, False  # a reaction took over
+        if mind.action is not None:
+            return mind.action, True
         places = world.store.places(agent.agent_id)
         return _as_action(idle_decision(agent.persona, places or [""]), game_time), True
 
     async def _decide(self, world: World, agent: AgentRecord, game_time: GameTime) -> Action:
         """Decides a new action; a failure is logged and gives the idle action. A reaction
         that took over meanwhile stays the current action (the plan made is kept)."""
-        state = world.state(agent.agent_id)
-        before = state.action
+        mind = world.mind(agent.agent_id)
+        before = mind.action
         places = world.store.places(agent.agent_id)
+        asleep = False
         try:
             if places and agent.planning_enabled:
-                action = await self.planning.action_at(world, agent, game_time, places)
+                action, asleep = await self._planner.action_at(world, agent, game_time, places)
             else:
                 action = _as_action(
                     await self._decision(world, agent, game_time, places), game_time
@@ -108,9 +109,10 @@ class Acting:
         except Exception:
             log.exception("deciding an action for %s failed; the agent idles", agent.agent_id)
             action = _as_action(idle_decision(agent.persona, places or [""]), game_time)
-        if state.action is not before and state.action and state.action.covers(game_time):
-            return state.action
-        state.action = action
+        current = mind.busy_with(game_time)
+        if current is not None and current is not before:
+            return current  # a reaction took over meanwhile
+        mind.do(action, asleep=asleep)
         return action
 
     async def _decision(
@@ -121,16 +123,13 @@ class Acting:
         persona = agent.persona
         query = f"{persona.name} {persona.currently} plans today".strip()
         recalled = await self._f.context(world, agent, game_time, query)
-        decision, completion = await self._f.scheduler.run(
+        decision = await self._f.think(
+            world,
+            agent,
+            "act",
             Priority.PLANNING,
-            decide_action,
-            self._f.chat,
-            persona,
-            game_time,
-            recalled,
-            places,
+            lambda chat: decide_action(chat, persona, game_time, recalled, places),
         )
-        self._f.usage.record(world.world_id, agent.agent_id, "act", completion)
         (emoji,) = await self._f.emojis([decision.activity])
         return replace(decision, emoji=emoji)
 

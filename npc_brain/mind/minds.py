@@ -1,0 +1,184 @@
+"""Minds: the agents' minds of every world, one part per faculty, wired once.
+
+The Brain facade checks a request, then calls one method here. Model calls run on the
+cognition scheduler through Faculties.think; background work (decisions, reactions,
+reflections) is held by each agent's AgentMind (mind/state.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from npc_brain.action import Action, Line
+from npc_brain.config import Settings
+from npc_brain.llm.base import ChatModel, Embedder
+from npc_brain.memory.pages import TimeRange
+from npc_brain.memory.records import (
+    GameTime,
+    MemoryKind,
+    MemoryRecord,
+    Observation,
+    ScoredMemory,
+)
+from npc_brain.memory.retrieval import Weights
+from npc_brain.mind.act.actor import Actor
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.perceive import AgentTick, Senses
+from npc_brain.mind.plan.planner import Planner
+from npc_brain.mind.react.reactions import Reactions
+from npc_brain.mind.reflect.reflector import Reflector
+from npc_brain.mind.talk.conversation import Conversations
+from npc_brain.mind.talk.reply import Replies
+from npc_brain.mind.usage import UsageLedger
+from npc_brain.mind.world import World
+from npc_brain.persona import AgentRecord
+
+
+@dataclass(frozen=True)
+class TickResult:
+    agent_id: str
+    action: Action
+    pending: bool
+    memory_ids: list[str]
+
+
+class Minds:
+    """Perceiving, acting, talking and reflecting for the agents of every world."""
+
+    def __init__(self, chat: ChatModel, embedder: Embedder, settings: Settings) -> None:
+        self.faculties = f = Faculties(chat, embedder, settings)
+        planner = Planner(f)
+        self._actor = Actor(f, planner)
+        self._reflector = Reflector(f)
+        self._reactions = Reactions(f, Conversations(f, planner))
+        self._replies = Replies(f)
+        self._senses = Senses(f, self._after_perceive)
+        f.after_remember = self._reflector.after_new_memories
+
+    @property
+    def usage(self) -> UsageLedger:
+        return self.faculties.usage
+
+    def close(self) -> None:
+        self.faculties.close()
+
+    async def perceive(
+        self, world: World, game_time: GameTime, items: Sequence[tuple[AgentTick, AgentRecord]]
+    ) -> list[list[str]]:
+        """Stores each agent's observations; each agent's memory ids, in order."""
+        return await self._senses.perceive(world, game_time, items)
+
+    async def remember(
+        self,
+        world: World,
+        agent: AgentRecord,
+        kind: MemoryKind,
+        observation: Observation,
+        game_time: GameTime,
+    ) -> MemoryRecord:
+        (stored,) = await self.faculties.remember(world, agent, kind, [observation], game_time)
+        return stored
+
+    async def retrieve(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        query: str,
+        k: int,
+        weights: Weights | None,
+        kinds: Sequence[MemoryKind],
+        created: TimeRange,
+    ) -> list[ScoredMemory]:
+        """The k best memories for the query now; marks them accessed at game_time."""
+        return await self.faculties.recall(
+            world,
+            agent.agent_id,
+            game_time,
+            query,
+            k,
+            weights,
+            kinds,
+            created.after,
+            created.before,
+        )
+
+    async def act(
+        self, world: World, agent: AgentRecord, game_time: GameTime, max_wait_ms: int | None
+    ) -> tuple[Action, bool]:
+        """The current action, and whether a better one is being prepared."""
+        self.usage.saw(world.world_id, agent.agent_id, game_time)
+        return await self._actor.act(world, agent, game_time, max_wait_ms)
+
+    async def tick(
+        self,
+        world: World,
+        game_time: GameTime,
+        items: Sequence[tuple[AgentTick, AgentRecord]],
+        max_wait_ms: int,
+    ) -> list[TickResult]:
+        """Everyone perceives, then one write for all, then everyone acts."""
+        ids = await self._senses.perceive(world, game_time, items)
+        agents = [agent for _, agent in items]
+        acted = await self._actor.act_many(world, agents, game_time, max_wait_ms)
+        return [
+            TickResult(item.agent_id, action, pending, memory_ids)
+            for (item, _), (action, pending), memory_ids in zip(items, acted, ids, strict=True)
+        ]
+
+    async def tick_lockstep(
+        self, world: World, game_time: GameTime, items: Sequence[tuple[AgentTick, AgentRecord]]
+    ) -> list[TickResult]:
+        """The agents one after another, each action waited for; answers once all
+        cognition the tick started has finished (deterministic)."""
+        results = []
+        for item, agent in items:
+            (ids,) = await self._senses.perceive(world, game_time, [(item, agent)])
+            await self._settle(world)
+            action, pending = await self._actor.act(world, agent, game_time, None)
+            await self._settle(world)
+            results.append(TickResult(item.agent_id, action, pending, ids))
+        # What a later agent started (a conversation with an earlier one) shows for both.
+        return [
+            TickResult(r.agent_id, world.mind(r.agent_id).action or r.action, False, r.memory_ids)
+            for r in results
+        ]
+
+    async def converse(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        speaker_id: str,
+        utterance: str,
+        interview: bool,
+    ) -> AsyncIterator[str | Line]:
+        """Yields the reply's text pieces as they are generated, then the final Line."""
+        self.usage.saw(world.world_id, agent.agent_id, game_time)
+        async for event in self._replies.converse(
+            world, agent, game_time, speaker_id, utterance, interview
+        ):
+            yield event
+
+    async def reflect(
+        self, world: World, agent: AgentRecord, game_time: GameTime
+    ) -> list[MemoryRecord]:
+        """Reflects now, whatever the trigger says; returns the insights stored."""
+        return await self._reflector.reflect(world, agent, game_time)
+
+    def _after_perceive(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        new: Sequence[Observation],
+    ) -> None:
+        self._reflector.after_new_memories(world, agent, game_time)
+        self._reactions.after_perceive(world, agent, game_time, new)
+
+    async def _settle(self, world: World) -> None:
+        """Waits until no background work of the world's agents runs."""
+        while busy := [t for m in world.minds.values() for t in m.tasks.values()]:
+            await asyncio.wait(busy)

@@ -1,0 +1,95 @@
+"""Perceiving: observations become memories, many agents in one write.
+
+New texts of every agent are embedded in one batch and rated; all perceptions are then
+stored in one transaction (one fsync) before the caller is answered. An observation
+identical to one of the agent's latest `perception_retention` at the same address is
+not stored again: its existing id is returned. Each agent that stored something is then
+handed to `after_perceive` (the reflection trigger and reactions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from npc_brain.memory.records import GameTime, MemoryKind, Observation
+from npc_brain.memory.store import Perception
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.world import World
+from npc_brain.persona import AgentRecord
+
+AfterPerceive = Callable[[World, AgentRecord, GameTime, Sequence[Observation]], None]
+
+
+@dataclass(frozen=True)
+class AgentTick:
+    """One agent's part of a Tick."""
+
+    agent_id: str
+    observations: Sequence[Observation] = ()
+    visible_addresses: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class _Sensed:
+    """A perception prepared but not yet stored."""
+
+    agent: AgentRecord
+    observations: Sequence[Observation]
+    new: list[Observation]
+    known: dict[tuple[str, str], int]
+    perception: Perception
+
+
+class Senses:
+    """Turns what agents perceive into memories."""
+
+    def __init__(self, faculties: Faculties, after_perceive: AfterPerceive) -> None:
+        self._f = faculties
+        self._after_perceive = after_perceive
+
+    async def perceive(
+        self, world: World, game_time: GameTime, items: Sequence[tuple[AgentTick, AgentRecord]]
+    ) -> list[list[str]]:
+        """Stores every agent's observations; returns each agent's memory ids, one per
+        observation, in order."""
+        sensed = await self._sense(world, game_time, items)
+        stored = world.perceived([s.perception for s in sensed])
+        ids = []
+        for s, memories in zip(sensed, stored, strict=True):
+            s.known.update({(m.description, m.address): m.memory_id for m in memories})
+            if memories:
+                self._after_perceive(world, s.agent, game_time, s.new)
+            ids.append([str(s.known[(o.text, o.address)]) for o in s.observations])
+        return ids
+
+    async def _sense(
+        self, world: World, game_time: GameTime, items: Sequence[tuple[AgentTick, AgentRecord]]
+    ) -> list[_Sensed]:
+        """What the agents' perceptions will store (places, new memories). Every new text
+        of every agent is embedded in one batch."""
+        retention = self._f.settings.perception_retention
+        news: list[tuple[list[Observation], dict[tuple[str, str], int]]] = []
+        for item, agent in items:
+            self._f.usage.saw(world.world_id, agent.agent_id, game_time)
+            known = {
+                (m.description, m.address): m.memory_id
+                for m in world.stream(agent.agent_id).recent(retention)
+                if m.kind == MemoryKind.OBSERVATION
+            }
+            new = [o for o in item.observations if (o.text, o.address) not in known]
+            new = list({(o.text, o.address): o for o in new}.values())  # one per repeated line
+            news.append((new, known))
+        vectors = await self._f.embed([o.text for new, _ in news for o in new])
+        sensed = []
+        start = 0
+        for (item, agent), (new, known) in zip(items, news, strict=True):
+            part = vectors[start : start + len(new)]
+            start += len(new)
+            memories = await self._f.rate(
+                world, agent, MemoryKind.OBSERVATION, new, game_time, part
+            )
+            places = [*item.visible_addresses, *(o.address for o in item.observations)]
+            perception = Perception(agent.agent_id, places, game_time, memories, part)
+            sensed.append(_Sensed(agent, item.observations, new, known, perception))
+        return sensed

@@ -1,0 +1,198 @@
+"""NPC-to-NPC conversations, turn by turn.
+
+Both agents remember every line, what each heard carrying the speaker as its source,
+then write the paper's post-conversation thoughts and plan the rest of their day again.
+A parroted or unusable line is drawn again with another seed; one that stays so ends the
+conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from npc_brain.action import Action, Line
+from npc_brain.llm.base import ChatModel, Completion
+from npc_brain.llm.scheduler import Priority
+from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.plan.planner import Planner
+from npc_brain.mind.reflect.prompts import Insight
+from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
+from npc_brain.mind.world import World
+from npc_brain.persona import AgentRecord
+
+CHAT_EMOJI = "💬"
+TURN_ATTEMPTS = 3  # a parroted or unusable line is drawn again, twice at most
+Turn = tuple[Line | None, Completion]
+
+
+class Conversations:
+    """Runs conversations between agents of a world."""
+
+    def __init__(self, faculties: Faculties, planner: Planner) -> None:
+        self._f = faculties
+        self._planner = planner
+
+    async def converse(
+        self, world: World, first: AgentRecord, second: AgentRecord, game_time: GameTime
+    ) -> list[Line]:
+        """A conversation of at most `max_conversation_turns` lines; both remember it,
+        think it over and plan the rest of their day again."""
+        minds = [world.mind(first.agent_id), world.mind(second.agent_id)]
+        for mind in minds:
+            mind.talking = True
+        try:
+            return await self._converse(world, first, second, game_time)
+        finally:
+            for mind in minds:
+                mind.talking = False
+
+    async def _converse(
+        self, world: World, first: AgentRecord, second: AgentRecord, game_time: GameTime
+    ) -> list[Line]:
+        quiet = game_time + self._f.settings.conversation_cooldown_minutes * 60
+        for a, b in ((first, second), (second, first)):
+            world.mind(a.agent_id).quiet_until[b.agent_id] = quiet
+        names = {a.agent_id: a.persona.name for a in (first, second)}
+        relationship = {
+            a.agent_id: await self._f.context(world, a, game_time, b.persona.name)
+            for a, b in ((first, second), (second, first))
+        }
+        lines: list[Line] = []
+        for turn in range(self._f.settings.max_conversation_turns):
+            speaker, listener = (first, second) if turn % 2 == 0 else (second, first)
+            memories = relationship[speaker.agent_id]
+            if lines:  # and what the conversation so far brings to mind
+                said = await self._f.context(world, speaker, game_time, lines[-1].text)
+                memories = distinct([*memories, *said])
+            line = await self._next_line(world, speaker, listener, game_time, memories, lines)
+            if line is None:
+                break  # unusable lines, or lines parroting earlier ones, end it
+            lines.append(Line(speaker.agent_id, line.text, line.end_conversation))
+            if line.end_conversation:
+                break
+        if lines:
+            remembered = {
+                a.agent_id: await self._remember(world, a, b, lines, game_time)
+                for a, b in ((first, second), (second, first))
+            }
+            for a, b in ((first, second), (second, first)):
+                thoughts = await self._think_over(
+                    world, a, b, lines, names, remembered[a.agent_id], game_time
+                )
+                if a.planning_enabled:
+                    await self._planner.revise(world, a, game_time, thoughts)
+        return lines
+
+    async def _next_line(
+        self,
+        world: World,
+        speaker: AgentRecord,
+        listener: AgentRecord,
+        game_time: GameTime,
+        memories: Sequence[MemoryRecord],
+        lines: Sequence[Line],
+    ) -> Line | None:
+        """The speaker's next line; a parroted or unusable one is drawn again with another
+        seed (TURN_ATTEMPTS draws at most), and None ends the conversation."""
+        for attempt in range(TURN_ATTEMPTS):
+
+            def turn(chat: ChatModel, seed: int = self._f.settings.seed + attempt) -> Turn:
+                return conversation_turn(
+                    chat,
+                    speaker.agent_id,
+                    speaker.persona,
+                    listener.persona.name,
+                    game_time,
+                    memories,
+                    lines,
+                    seed,
+                )
+
+            line = await self._f.think(
+                world, speaker, "dialogue", Priority.REACTION, turn, game_time=game_time
+            )
+            if line is not None and not _repeats(line.text, lines):
+                return line
+        return None
+
+    async def _think_over(
+        self,
+        world: World,
+        agent: AgentRecord,
+        other: AgentRecord,
+        lines: list[Line],
+        names: dict[str, str],
+        said: list[MemoryRecord],
+        game_time: GameTime,
+    ) -> list[MemoryRecord]:
+        """Stores the agent's post-conversation thoughts, citing the conversation's lines
+        (`said`: the agent's memories of them)."""
+        thoughts = await self._f.think(
+            world,
+            agent,
+            "dialogue",
+            Priority.REFLECTION,
+            lambda chat: after_conversation(chat, agent.persona, other.persona.name, lines, names),
+            game_time=game_time,
+        )
+        if not thoughts:
+            return []
+        insights = [Insight(thought, tuple(said)) for thought in thoughts]
+        return await self._f.remember_insights(world, agent, insights, game_time)
+
+    async def _remember(
+        self,
+        world: World,
+        agent: AgentRecord,
+        other: AgentRecord,
+        lines: list[Line],
+        game_time: GameTime,
+    ) -> list[MemoryRecord]:
+        """The conversation in the agent's stream, and as its current action; returns
+        the agent's memories of its lines."""
+        other_name = other.persona.name
+        here = where(world, agent)
+        said = await self._f.remember_dialogue(
+            world, agent, other.agent_id, other_name, lines, game_time, here
+        )
+        take_over(
+            world,
+            agent,
+            Action(
+                f"talking with {other_name}",
+                here,
+                game_time,
+                max(5, len(lines)),
+                CHAT_EMOJI,
+                chat_with_agent_id=other.agent_id,
+                chat=tuple(lines),
+            ),
+        )
+        return said
+
+
+def where(world: World, agent: AgentRecord) -> str:
+    """Where the agent is: its current action's address, or home."""
+    action = world.mind(agent.agent_id).action
+    return action.address if action else agent.persona.home_address
+
+
+def take_over(world: World, agent: AgentRecord, action: Action) -> None:
+    """Makes a reaction or a conversation the agent's current action (AgentMind.take_over)."""
+    if world.mind(agent.agent_id).take_over(action):
+        world.save_plan(agent.agent_id)
+
+
+def distinct(memories: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    return list({m.memory_id: m for m in memories}.values())
+
+
+def _repeats(text: str, lines: Sequence[Line], overlap: float = 0.6) -> bool:
+    """True when most of the words of `text` and of an earlier line are the same."""
+    words = set(text.lower().split())
+    for line in lines:
+        said = set(line.text.lower().split())
+        if len(words & said) > overlap * max(1, min(len(words), len(said))):
+            return True
+    return False
