@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 import npc_brain.importance as importance_package
 from npc_brain.config import Settings
-from npc_brain.importance.anchors import Anchor, parse_tsv, shipped_anchors
+from npc_brain.importance.anchors import Anchor, shipped_anchors
 from npc_brain.importance.base import Estimate, ImportanceEstimator, clamp
 from npc_brain.importance.blend import BlendEstimator
 from npc_brain.importance.knn import AnchorEstimator, knn_ratings
@@ -49,8 +49,8 @@ from npc_brain.importance.prompted import (
 from npc_brain.importance.selection import ESTIMATOR_NAMES
 from npc_brain.llm.base import ChatModel, Embedder, Message, OptionScorer
 from npc_brain.llm.llama import LlamaChat, LlamaEmbedder
+from tests.importance_eval import evaluation_set
 
-EVAL_SET = Path(__file__).resolve().parent / "data" / "importance_eval.tsv"
 SHIPPED_DIR = Path(importance_package.__file__).resolve().parent / "data"
 AGENT = "the NPC"
 PAPER_PROMPT = (
@@ -63,11 +63,6 @@ TEMPERATURE_GRID = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 TOLERANCE = 0.02
 BOOTSTRAP_ROUNDS = 2000
 WEIGHT_GRID = tuple(round(w, 2) for w in np.linspace(0, 1, 11))
-
-
-def evaluation_set() -> list[Anchor]:
-    """The hand-rated observations (Anchor is just text + rating + category here)."""
-    return parse_tsv(EVAL_SET.read_text(encoding="utf-8"))
 
 
 class ZeroShotEstimator:

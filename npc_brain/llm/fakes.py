@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,201 @@ class ScriptedChat:
         return Completion(text, prompt_tokens, max(1, len(text) // self.chunk))
 
 
+@dataclass
+class StuckChat(ScriptedChat):
+    """A ScriptedChat whose every call waits for `release` (`timeout_s` at most) before
+    answering; `entered` is set as soon as a call arrives."""
+
+    release: threading.Event = field(default_factory=threading.Event)
+    entered: threading.Event = field(default_factory=threading.Event)
+    timeout_s: float = 60.0
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        self.entered.set()
+        self.release.wait(timeout=self.timeout_s)
+        return super().complete(
+            messages,
+            max_tokens=max_tokens,
+            schema=schema,
+            seed=seed,
+            temperature=temperature,
+            on_token=on_token,
+        )
+
+
+@dataclass
+class GatedChat(ScriptedChat):
+    """Streams a conversation turn (a streamed call whose schema asks for an `utterance`)
+    in two pieces: `turn`'s first `split` characters, then, once `gate` is set (10 s at
+    most), the rest; `finished` is set after. Other calls answer as a ScriptedChat."""
+
+    turn: str = '{"utterance": "Hello there, friend!", "end_conversation": false}'
+    split: int = 20
+    gate: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        if on_token is None or schema is None or "utterance" not in schema["properties"]:
+            return super().complete(
+                messages,
+                max_tokens=max_tokens,
+                schema=schema,
+                seed=seed,
+                temperature=temperature,
+                on_token=on_token,
+            )
+        on_token(self.turn[: self.split])
+        if not self.gate.wait(timeout=10):
+            raise TimeoutError("the test never opened the gate")
+        on_token(self.turn[self.split :])
+        self.finished.set()
+        return Completion(self.turn, 10, 10)
+
+
+@dataclass
+class FailingChat(ScriptedChat):
+    """Fails as a broken model would, with a RuntimeError: a streamed call first receives
+    `partial`. With `streamed_only`, unstreamed calls answer as a ScriptedChat instead."""
+
+    partial: str = '{"utterance": "I was say'
+    streamed_only: bool = False
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        if on_token is None and self.streamed_only:
+            return super().complete(
+                messages, max_tokens=max_tokens, schema=schema, seed=seed, temperature=temperature
+            )
+        if on_token is not None:
+            on_token(self.partial)
+        raise RuntimeError("the model fell over")
+
+
+@dataclass
+class ScoringChat(ScriptedChat):
+    """A ScriptedChat that is also an OptionScorer: every option question is answered
+    `shares` (and recorded in `history` with max_tokens 0)."""
+
+    shares: list[float] = field(default_factory=list)
+
+    def option_probabilities(
+        self, messages: Sequence[Message], *, answer_prefix: str, options: Sequence[str]
+    ) -> tuple[list[float], Completion]:
+        self.history.append(ChatCall(list(messages), 0, None, None))
+        return list(self.shares), Completion("", 10, 2)
+
+
+@dataclass
+class SchemaChat:
+    """Answers every call with the first answer its JSON schema admits (a string if it
+    has none): `prefer` among enum values that offer it, else the first value; the first
+    of anyOf/oneOf; arrays of minItems (at least one); numbers at their minimum, else 1;
+    false; and `text` for every string."""
+
+    model_id: str = "schema-chat"
+    text: str = "text"
+    prefer: str | None = None
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        text = json.dumps(self.answer(schema or {"type": "string"}))
+        if on_token is not None:
+            on_token(text)
+        return Completion(text, 10, 5)
+
+    def answer(self, schema: Mapping[str, Any]) -> Any:
+        """The first valid answer of `schema`, as JSON-ready data."""
+        if "enum" in schema:
+            values = schema["enum"]
+            return self.prefer if self.prefer is not None and self.prefer in values else values[0]
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                return self.answer(schema[key][0])
+        kind = schema.get("type", "object")
+        if kind == "object":
+            return {k: self.answer(v) for k, v in schema.get("properties", {}).items()}
+        if kind == "array":
+            return [self.answer(schema.get("items", {}))] * max(1, schema.get("minItems", 1))
+        if kind in ("integer", "number"):
+            return schema.get("minimum", 1)
+        if kind == "boolean":
+            return False
+        return self.text
+
+
+class RoutedChat:
+    """Answers by the kind of question, told by the schema: the first of `kinds` whose
+    fields are all among its properties. A kind answers from its queue in `queues`, then
+    with its entry in `defaults` (else {}); `calls` lists the kinds asked, in order."""
+
+    model_id = "routed-chat"
+
+    def __init__(
+        self,
+        kinds: Mapping[str, Set[str]],
+        defaults: Mapping[str, dict[str, Any]] | None = None,
+        /,
+        **queues: list[dict[str, Any]],
+    ) -> None:
+        self.kinds = dict(kinds)
+        self.defaults = dict(defaults or {})
+        self.queues = {kind: list(replies) for kind, replies in queues.items()}
+        self.calls: list[str] = []
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        keys = set((schema or {}).get("properties", {}))
+        kind = next((k for k, fields in self.kinds.items() if fields <= keys), None)
+        if kind is None:
+            raise LookupError(f"no kind of question has the fields {sorted(keys)}")
+        self.calls.append(kind)
+        queue = self.queues.get(kind, [])
+        reply = queue.pop(0) if queue else self.defaults.get(kind, {})
+        return Completion(json.dumps(reply), 10, 5)
+
+
 class HashingEmbedder:
     """Bag-of-words vectors from hashed lowercase words: texts sharing words are close."""
 
@@ -77,3 +273,20 @@ class HashingEmbedder:
                 digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
                 out[row, int.from_bytes(digest, "little") % self.dimension] += 1.0
         return normalise_rows(out)
+
+
+class CountingEmbedder(HashingEmbedder):
+    """A HashingEmbedder keeping every batch it was asked to embed."""
+
+    def __init__(self, dimension: int = 64) -> None:
+        super().__init__(dimension)
+        self.batches: list[list[str]] = []
+
+    @property
+    def embedded(self) -> list[str]:
+        """Every text embedded, in order."""
+        return [text for batch in self.batches for text in batch]
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.batches.append(list(texts))
+        return super().embed(texts)

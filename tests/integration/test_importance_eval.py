@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.importance import evaluation_set
 from npc_brain.config import Settings
 from npc_brain.importance.anchors import Anchor, shipped_anchors
 from npc_brain.importance.knn import AnchorEstimator
@@ -18,6 +17,7 @@ from npc_brain.importance.registry import Estimators
 from npc_brain.llm.base import ChatModel
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.llm.llama import LlamaChat, LlamaEmbedder
+from tests.importance_eval import evaluation_set
 
 pytestmark = pytest.mark.integration
 SETTINGS = Settings()

@@ -8,35 +8,19 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from npc_brain.llm.base import Completion, Message
-from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.llm.fakes import ScriptedChat, StuckChat
 from npc_brain.v1 import brain_pb2 as pb
 from tests.rpc.conftest import TwoDoors, two_doors
 
 T0 = Timestamp(seconds=1_676_275_200)
 REPLY = {"utterance": "Let me think...", "end_conversation": False}
 TICK_DEADLINE_S = 5.0  # generous: the point is "answers while the model is stuck", not speed
-
-
-class StuckChat(ScriptedChat):
-    """A chat model that hangs in every call until `release` is set."""
-
-    def __init__(self) -> None:
-        super().__init__(default=REPLY)
-        self.release = threading.Event()
-        self.entered = threading.Event()
-
-    def complete(self, messages: Sequence[Message], **kw: Any) -> Completion:
-        self.entered.set()
-        self.release.wait(timeout=60)
-        return super().complete(messages, **kw)
 
 
 def _upsert(doors: TwoDoors, agent: str) -> None:
@@ -54,7 +38,7 @@ def _converse_in_background(doors: TwoDoors, agent: str) -> threading.Thread:
 
 
 def test_the_tick_path_answers_while_the_model_is_busy(tmp_path: Path) -> None:
-    chat = StuckChat()
+    chat = StuckChat(default=REPLY)
     with two_doors(tmp_path, chat) as doors:
         for agent in ("isabella", "klaus"):
             _upsert(doors, agent)
@@ -96,7 +80,7 @@ def test_the_tick_path_answers_while_the_model_is_busy(tmp_path: Path) -> None:
 def test_calls_beyond_the_limit_get_resource_exhausted_with_a_retry_hint(
     tmp_path: Path,
 ) -> None:
-    chat = StuckChat()
+    chat = StuckChat(default=REPLY)
     with two_doors(tmp_path, chat, max_concurrent_rpcs=2) as doors:
         _upsert(doors, "isabella")
         held = [_converse_in_background(doors, "isabella") for _ in range(2)]

@@ -5,16 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from npc_brain.llm.base import Completion, Message, TokenSink
-from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.llm.fakes import FailingChat, GatedChat, ScriptedChat
 from npc_brain.server.app import MAX_MESSAGE_BYTES
 from npc_brain.server.http_gateway import Aborted, GatewayContext
 from tests.rpc.conftest import TwoDoors, two_doors
@@ -46,47 +43,8 @@ def _post(path: str, body: bytes, *headers: str, version: str = "HTTP/1.1") -> b
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
-class GatedChat(ScriptedChat):
-    """Streams the first piece of its reply, then waits for `gate` before the rest."""
-
-    def __init__(self) -> None:
-        super().__init__(default={"rating": 3})
-        self.gate = threading.Event()
-        self.finished = threading.Event()
-
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        schema: Mapping[str, Any] | None = None,
-        seed: int | None = None,
-        temperature: float = 0.0,
-        on_token: TokenSink | None = None,
-    ) -> Completion:
-        if on_token is None or schema is None or "utterance" not in schema["properties"]:
-            return super().complete(messages, max_tokens=max_tokens, schema=schema)
-        text = '{"utterance": "Hello there, friend!", "end_conversation": false}'
-        on_token(text[:20])
-        assert self.gate.wait(timeout=10), "the test never opened the gate"
-        on_token(text[20:])
-        self.finished.set()
-        return Completion(text, 10, 10)
-
-
-class FailingChat(ScriptedChat):
-    """Streams part of a reply, then fails as a broken model would."""
-
-    def complete(self, messages: Sequence[Message], **kw: Any) -> Completion:
-        on_token = kw.get("on_token")
-        if on_token is None:
-            return super().complete(messages, **kw)
-        on_token('{"utterance": "I was say')
-        raise RuntimeError("the model fell over")
-
-
 def test_converse_streams_the_first_token_before_the_reply_is_complete(tmp_path: Path) -> None:
-    chat = GatedChat()
+    chat = GatedChat(default={"rating": 3})
     with two_doors(tmp_path, chat) as doors:
         _upsert(doors)
         response = doors.http.stream("Converse", CONVERSE)
@@ -111,7 +69,7 @@ def test_converse_streams_the_first_token_before_the_reply_is_complete(tmp_path:
 
 
 def test_a_failure_mid_stream_is_a_last_error_line(tmp_path: Path) -> None:
-    with two_doors(tmp_path, FailingChat(default={"rating": 3})) as doors:
+    with two_doors(tmp_path, FailingChat(default={"rating": 3}, streamed_only=True)) as doors:
         _upsert(doors)
         lines = list(doors.http.stream_lines("Converse", CONVERSE))
         assert lines[0] == {"token": "I was say"}
@@ -275,7 +233,7 @@ def test_http_1_0_and_expect_continue(doors: TwoDoors, chat: ScriptedChat) -> No
 
 
 def test_a_client_leaving_mid_stream_harms_nothing(tmp_path: Path) -> None:
-    chat = GatedChat()
+    chat = GatedChat(default={"rating": 3})
     with two_doors(tmp_path, chat) as doors:
         _upsert(doors)
         leaving = doors.door()
@@ -319,7 +277,7 @@ def test_cors_is_off_unless_an_origin_is_allowed(tmp_path: Path, chat: ScriptedC
 
 
 def test_stopping_drains_a_call_in_flight_and_closes_idle_connections(tmp_path: Path) -> None:
-    chat = GatedChat()
+    chat = GatedChat(default={"rating": 3})
     with two_doors(tmp_path, chat) as doors:
         _upsert(doors)
         idle = socket.create_connection(("127.0.0.1", doors.http_port), timeout=5)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,7 @@ import pytest
 from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.errors import InvalidArgument, NotFound
-from npc_brain.llm.base import Completion
-from npc_brain.llm.fakes import ChatCall, ScriptedChat
+from npc_brain.llm.fakes import FailingChat, ScoringChat, ScriptedChat, StuckChat
 from npc_brain.memory.pages import TimeRange
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.perceive import AgentTick
@@ -97,14 +95,7 @@ def test_bad_input_is_refused_naming_the_field_and_changes_nothing(tmp_path: Pat
 
 
 def test_act_with_zero_wait_answers_at_once_and_pending_then_the_decision(tmp_path: Path) -> None:
-    gate = threading.Event()
-
-    class SlowChat(ScriptedChat):
-        def complete(self, *args, **kwargs) -> Completion:  # type: ignore[no-untyped-def]
-            gate.wait(10)
-            return super().complete(*args, **kwargs)
-
-    chat = SlowChat()
+    chat = StuckChat(timeout_s=10)
     chat.enqueue({"activity": "opening the cafe", "place": "ville:cafe", "minutes": 60})
     brain = make_brain(tmp_path, chat)
 
@@ -114,7 +105,7 @@ def test_act_with_zero_wait_answers_at_once_and_pending_then_the_decision(tmp_pa
         action, pending = await brain.act("", "isabella", T0, max_wait_ms=0)
         assert pending and action.description == "idle"
         assert action.address == "ville:isabella's apartment"
-        gate.set()
+        chat.release.set()
         action, pending = await brain.act("", "isabella", T0 + 60, max_wait_ms=5000)
         assert not pending
         assert (action.description, action.address, action.start) == (
@@ -130,11 +121,7 @@ def test_act_with_zero_wait_answers_at_once_and_pending_then_the_decision(tmp_pa
 
 
 def test_a_failing_model_makes_the_agent_idle_not_crash(tmp_path: Path) -> None:
-    class BrokenChat(ScriptedChat):
-        def complete(self, *args, **kwargs) -> Completion:  # type: ignore[no-untyped-def]
-            raise RuntimeError("model exploded")
-
-    brain = make_brain(tmp_path, BrokenChat())
+    brain = make_brain(tmp_path, FailingChat())
 
     async def scenario() -> None:
         await brain.upsert_agent("", "isabella", ISABELLA, T0, Switches(planning=False))
@@ -247,14 +234,9 @@ def test_the_same_text_is_rated_once(tmp_path: Path) -> None:
 def test_importance_is_the_expected_rating_when_the_model_gives_probabilities(
     tmp_path: Path,
 ) -> None:
-    class ProbableChat(ScriptedChat):
-        def option_probabilities(self, messages, *, answer_prefix, options):  # type: ignore[no-untyped-def]
-            self.history.append(ChatCall(list(messages), 0, None, None))
-            shares = [0.0] * 10
-            shares[1], shares[7] = 0.5, 0.5  # ratings 2 and 8
-            return shares, Completion("", 10, 2)
-
-    chat = ProbableChat()
+    shares = [0.0] * 10
+    shares[1], shares[7] = 0.5, 0.5  # ratings 2 and 8
+    chat = ScoringChat(shares=shares)
     brain = make_brain(tmp_path, chat)
 
     async def scenario() -> str:

@@ -4,8 +4,7 @@ answers every structured call with the first valid answer of its schema."""
 from __future__ import annotations
 
 import io
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from npc_brain.demo.errors import DemoError
 from npc_brain.demo.report import RunInfo, build
 from npc_brain.demo.simulation import Plan, Simulation, batches
 from npc_brain.demo.town import load_town
-from npc_brain.llm.base import Completion, Message, TokenSink
+from npc_brain.llm.fakes import SchemaChat
 from npc_brain.v1 import brain_pb2 as pb
 from tests.conftest import RunningServer, make_brain, start_server
 
@@ -26,47 +25,9 @@ TEXT = "chatting with friends"  # every free text the fake writes
 CAFE = "the Ville:Hobbs Cafe:cafe"  # where the fake goes when it can
 
 
-def first_valid(schema: Mapping[str, Any]) -> Any:
-    """The first answer the schema admits (the cafe among places), shortest arrays, TEXT."""
-    if "enum" in schema:
-        return CAFE if CAFE in schema["enum"] else schema["enum"][0]
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return first_valid(schema[key][0])
-    kind = schema.get("type", "object")
-    if kind == "object":
-        return {k: first_valid(v) for k, v in schema.get("properties", {}).items()}
-    if kind == "array":
-        return [first_valid(schema.get("items", {}))] * max(1, schema.get("minItems", 1))
-    if kind in ("integer", "number"):
-        return schema.get("minimum", 1)
-    if kind == "boolean":
-        return False
-    return TEXT
-
-
-class SchemaChat:
-    model_id = "schema-chat"
-
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        schema: Mapping[str, Any] | None = None,
-        seed: int | None = None,
-        temperature: float = 0.0,
-        on_token: TokenSink | None = None,
-    ) -> Completion:
-        text = json.dumps(first_valid(schema or {"type": "string"}))
-        if on_token is not None:
-            on_token(text)
-        return Completion(text, 10, 5)
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running, stop = start_server(make_brain(tmp_path, SchemaChat()))  # type: ignore[arg-type]
+    running, stop = start_server(make_brain(tmp_path, SchemaChat(text=TEXT, prefer=CAFE)))
     yield running
     stop()
 

@@ -4,28 +4,14 @@ it (known texts never reach the embedder, missing ones go in one batch, once eac
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from numpy.typing import NDArray
 
 from npc_brain.config import Settings
 from npc_brain.llm.embed_cache import EmbeddingCache
-from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.llm.fakes import CountingEmbedder, HashingEmbedder, ScriptedChat
 from npc_brain.mind.faculties import Faculties
-
-
-class CountingEmbedder(HashingEmbedder):
-    """The hashing embedder, keeping every batch it was asked to embed."""
-
-    def __init__(self) -> None:
-        super().__init__(dimension=16)
-        self.batches: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        self.batches.append(list(texts))
-        return super().embed(texts)
 
 
 def test_lookup_reports_distinct_missing_texts_and_fill_places_rows() -> None:
@@ -71,7 +57,7 @@ def test_capacity_zero_keeps_nothing_and_rows_cannot_be_altered() -> None:
 
 
 def test_faculties_embed_computes_each_missing_text_once_in_one_batch() -> None:
-    embedder = CountingEmbedder()
+    embedder = CountingEmbedder(16)
     faculties = Faculties(ScriptedChat(), embedder, Settings(embedding_cache_size=16))
     try:
         first = asyncio.run(faculties.embed(["rain", "sun", "rain"]))
@@ -87,7 +73,7 @@ def test_faculties_embed_computes_each_missing_text_once_in_one_batch() -> None:
 
 
 def test_faculties_without_cache_still_embeds_every_call() -> None:
-    embedder = CountingEmbedder()
+    embedder = CountingEmbedder(16)
     faculties = Faculties(ScriptedChat(), embedder, Settings(embedding_cache_size=0))
     try:
         asyncio.run(faculties.embed(["rain"]))

@@ -21,7 +21,7 @@ from npc_brain.importance.prompted import ModelEstimator
 from npc_brain.importance.registry import Estimators
 from npc_brain.importance.selection import choose, parse_overrides
 from npc_brain.llm.base import Completion
-from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.llm.fakes import CountingEmbedder, HashingEmbedder, ScriptedChat
 
 ANCHORS = [
     Anchor("brushing her teeth", 1),
@@ -30,18 +30,6 @@ ANCHORS = [
     Anchor("his father died in the war", 9),
     Anchor("the town holds an election", 5),
 ]
-
-
-class CountingEmbedder(HashingEmbedder):
-    """A HashingEmbedder that counts the texts it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        self.embedded.extend(texts)
-        return super().embed(texts)
 
 
 class Fixed:

@@ -7,11 +7,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from bench.importance import evaluation_set
 from npc_brain.config import DEFAULT_EMBED_MODEL
 from npc_brain.importance.anchors import fingerprint, normalise_text, shipped_anchors
 from npc_brain.importance.knn import SHIPPED_CACHE
 from npc_brain.importance.prompted import EXAMPLES
+from tests.importance_eval import evaluation_set
 
 CATEGORIES = {
     "routine",

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from npc_brain.brain import Brain
-from npc_brain.llm.base import Completion, Message, TokenSink
-from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.llm.fakes import RoutedChat, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.plan.prompts import Block, DayPlan, parse_revision
@@ -40,44 +38,13 @@ THOUGHTS = {
 }
 
 
-class RoutedChat:
-    """Answers by the kind of question (told by the schema), from a queue per kind."""
-
-    model_id = "routed-chat"
-
-    def __init__(self, **queues: list[dict[str, Any]]) -> None:
-        self.queues = {kind: list(replies) for kind, replies in queues.items()}
-        self.calls: list[str] = []
-
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        schema: Mapping[str, Any] | None = None,
-        seed: int | None = None,
-        temperature: float = 0.0,
-        on_token: TokenSink | None = None,
-    ) -> Completion:
-        keys = set((schema or {}).get("properties", {}))
-        kind = next(
-            k
-            for k, fields in KINDS.items()
-            if fields <= keys and not (k == "revise" and "wake_up_hour" in keys)
-        )
-        self.calls.append(kind)
-        queue = self.queues.get(kind, [])
-        reply = queue.pop(0) if queue else DEFAULTS.get(kind, {})
-        return Completion(json.dumps(reply), 10, 5)
-
-
 KINDS = {
     "talk": {"answer"},
     "reaction": {"decision"},
     "line": {"utterance"},
     "thoughts": {"planning_thought"},
     "rating": {"rating"},
-    "plan": {"wake_up_hour"},
+    "plan": {"wake_up_hour"},  # before "revise": a day plan has a `plan` field too
     "revise": {"plan"},
     "steps": {"steps"},
 }
@@ -88,6 +55,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "talk": {"answer": "no"},
     "reaction": {"decision": "continue", "new_activity": "carrying on"},
 }
+
+
+def routed(**queues: list[dict[str, Any]]) -> RoutedChat:
+    """A RoutedChat telling this file's kinds of question apart, with their defaults."""
+    return RoutedChat(KINDS, DEFAULTS, **queues)
 
 
 async def _town(brain: Brain, planning: bool = True) -> None:
@@ -139,7 +111,7 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
     tmp_path: Path,
 ) -> None:
     parrot = {"utterance": "It is a lovely day at the cafe, Klaus!", "end_conversation": False}
-    chat = RoutedChat(
+    chat = routed(
         line=[
             {"utterance": "Hi Klaus, it is a lovely day at the cafe.", "end_conversation": False},
             {"utterance": "Yes, I finished my paper today.", "end_conversation": False},
@@ -151,7 +123,7 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
         ]
     )
     chat.queues["talk"] = [{"answer": "yes"}]
-    brain = make_brain(tmp_path, chat)  # type: ignore[arg-type]
+    brain = make_brain(tmp_path, chat)
 
     async def scenario() -> list[str]:
         await _town(brain)
@@ -181,7 +153,7 @@ def test_a_revision_keeps_the_past_and_always_ends_in_sleep() -> None:
 
 
 def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
-    chat = RoutedChat(
+    chat = routed(
         talk=[{"answer": "yes"}],
         line=[
             {"utterance": "Klaus, come to my party!", "end_conversation": False},
@@ -191,7 +163,7 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
         thoughts=[THOUGHTS, THOUGHTS],
         revise=[REVISION, REVISION],
     )
-    brain = make_brain(tmp_path, chat)  # type: ignore[arg-type]
+    brain = make_brain(tmp_path, chat)
 
     async def scenario() -> None:
         await _town(brain)
@@ -223,13 +195,13 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
 
 
 def test_not_talking_asks_the_second_question_react_or_wait(tmp_path: Path) -> None:
-    chat = RoutedChat(
+    chat = routed(
         reaction=[
             {"decision": "react", "new_activity": "helping klaus with his books"},
             {"decision": "wait", "new_activity": "x"},
         ]
     )
-    brain = make_brain(tmp_path, chat, reaction_cooldown_minutes=0)  # type: ignore[arg-type]
+    brain = make_brain(tmp_path, chat, reaction_cooldown_minutes=0)
 
     async def scenario() -> list[str]:
         await _town(brain)
@@ -250,8 +222,8 @@ def test_not_talking_asks_the_second_question_react_or_wait(tmp_path: Path) -> N
 
 
 def test_gates_spare_the_model(tmp_path: Path) -> None:
-    chat = RoutedChat()
-    brain = make_brain(tmp_path, chat)  # type: ignore[arg-type]
+    chat = routed()
+    brain = make_brain(tmp_path, chat)
 
     async def scenario() -> None:
         await _town(brain)
@@ -283,14 +255,14 @@ def test_gates_spare_the_model(tmp_path: Path) -> None:
 
 def test_a_lockstep_tick_answers_with_the_conversation_finished(tmp_path: Path) -> None:
     def run(path: Path) -> list[str]:
-        chat = RoutedChat(
+        chat = routed(
             talk=[{"answer": "yes"}],
             line=[
                 {"utterance": "Hello Klaus.", "end_conversation": False},
                 {"utterance": "Bye.", "end_conversation": True},
             ],
         )
-        brain = make_brain(path, chat)  # type: ignore[arg-type]
+        brain = make_brain(path, chat)
 
         async def scenario() -> list[str]:
             await _town(brain, planning=True)
@@ -315,7 +287,7 @@ def test_a_lockstep_tick_answers_with_the_conversation_finished(tmp_path: Path) 
 
 
 def test_the_plan_of_the_day_survives_a_restart(tmp_path: Path) -> None:
-    chat = RoutedChat()
+    chat = routed()
 
     async def day_so_far(brain: Brain) -> str:
         await brain.upsert_agent("", "isabella", Persona("Isabella", home_address=CAFE), T0)
@@ -323,7 +295,7 @@ def test_the_plan_of_the_day_survives_a_restart(tmp_path: Path) -> None:
         brain.close()
         return action.description
 
-    assert asyncio.run(day_so_far(make_brain(tmp_path, chat))) == "serving coffee"  # type: ignore[arg-type]
+    assert asyncio.run(day_so_far(make_brain(tmp_path, chat))) == "serving coffee"
     assert chat.calls.count("plan") == 1 and chat.calls.count("steps") == 1
 
     async def after_restart(brain: Brain) -> str:
@@ -331,6 +303,6 @@ def test_the_plan_of_the_day_survives_a_restart(tmp_path: Path) -> None:
         brain.close()
         return action.description
 
-    again = RoutedChat()
-    assert asyncio.run(after_restart(make_brain(tmp_path, again))) == "serving coffee"  # type: ignore[arg-type]
+    again = routed()
+    assert asyncio.run(after_restart(make_brain(tmp_path, again))) == "serving coffee"
     assert again.calls == []  # neither the day nor the hour planned again
