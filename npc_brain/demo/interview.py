@@ -4,6 +4,7 @@ stores nothing (Converse with interview=true), as in the paper's evaluation."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TextIO
@@ -67,7 +68,8 @@ def interview(
         stack.callback(channel.close)
         answer = ""
         try:
-            for event in stub.Converse(request):
+            events: Iterator[pb.ConverseEvent] = stub.Converse(request)
+            for event in events:
                 if event.HasField("final"):
                     answer = event.final.text
                 else:

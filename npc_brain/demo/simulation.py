@@ -12,7 +12,6 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -96,7 +95,7 @@ def stamp(game_time: float) -> Timestamp:
     return Timestamp(seconds=int(game_time))
 
 
-def memory_view(memory: Any) -> MemoryView:
+def memory_view(memory: pb.Memory) -> MemoryView:
     return MemoryView(
         memory.memory_id,
         pb.MemoryKind.Name(memory.kind),
@@ -129,7 +128,7 @@ class Simulation:
         self._console = console
         self._names = {m.agent_id: m.name for m in cast.members}
         self._where = {m.agent_id: m.home for m in cast.members}
-        self._actions: dict[str, Any] = {}  # agent id -> its latest pb.Action
+        self._actions: dict[str, pb.Action] = {}  # agent id -> its latest action
         self._dialogue: dict[str, dict[str, MemoryView]] = {m.agent_id: {} for m in cast.members}
         self._told: set[tuple[float, frozenset[str]]] = set()
         self.record = Record(plan)
@@ -212,7 +211,7 @@ class Simulation:
         for batch in batches(items):
             # lockstep: the server handles the agents one after another and answers once
             # all the cognition the tick started has finished (same seed, same run)
-            reply = self._stub.Tick(
+            reply: pb.TickResponse = self._stub.Tick(
                 pb.TickRequest(
                     world_id=self._plan.world_id,
                     game_time=stamp(game_time),
@@ -224,7 +223,7 @@ class Simulation:
             for result in reply.results:
                 self._update(game_time, result.agent_id, result.action)
 
-    def _agent_tick(self, member: CastMember) -> Any:
+    def _agent_tick(self, member: CastMember) -> pb.AgentTick:
         here = self._where[member.agent_id]
         sector, arena = self._town.sector_of(here), self._town.arena_of(here)
         others = [
@@ -235,7 +234,7 @@ class Simulation:
             and other.agent_id in self._actions
         ]
         others.sort(key=lambda o: self._town.arena_of(self._where[o.agent_id]) != arena)
-        observations = []
+        observations: list[pb.Observation] = []
         for other in others[:MAX_SEEN_AGENTS]:
             action = self._actions[other.agent_id]
             observations.append(
@@ -261,7 +260,7 @@ class Simulation:
             visible_addresses=self._town.visible_from(here),
         )
 
-    def _update(self, game_time: float, agent_id: str, action: Any) -> None:
+    def _update(self, game_time: float, agent_id: str, action: pb.Action) -> None:
         if not action.description:
             return
         before = self._actions.get(agent_id)
@@ -306,7 +305,7 @@ class Simulation:
                 self._console.conversation(talk.created, talk.participants, lines)
 
     def _memories(
-        self, agent_id: str, kinds: Sequence[Any] = (), after: float | None = None
+        self, agent_id: str, kinds: Sequence[pb.MemoryKind] = (), after: float | None = None
     ) -> list[MemoryView]:
         """The agent's stream (oldest first), all of it or of some kinds since `after`."""
         found, token = [], ""
@@ -320,7 +319,7 @@ class Simulation:
             )
             if after is not None:
                 request.created_after.CopyFrom(stamp(after))
-            page = self._stub.ListMemories(request)
+            page: pb.ListMemoriesResponse = self._stub.ListMemories(request)
             found += [memory_view(m) for m in page.memories]
             token = page.next_page_token
             if not token:
@@ -329,7 +328,7 @@ class Simulation:
     def _snapshot(self, game_time: float, wall_seconds: float) -> None:
         usage = {}
         for member in self._cast.members:
-            stats = self._stub.GetStats(
+            stats: pb.Stats = self._stub.GetStats(
                 pb.GetStatsRequest(world_id=self._plan.world_id, agent_id=member.agent_id)
             )
             usage[member.agent_id] = Usage(
@@ -342,7 +341,7 @@ class Simulation:
         self.record.wall.append((game_time, wall_seconds))
 
 
-def persona(member: CastMember) -> Any:
+def persona(member: CastMember) -> pb.Persona:
     return pb.Persona(
         name=member.name,
         age=member.age,
@@ -355,9 +354,11 @@ def persona(member: CastMember) -> Any:
     )
 
 
-def batches(items: Sequence[Any], limit: int = MAX_TICK_ITEMS) -> Iterator[list[Any]]:
+def batches(
+    items: Sequence[pb.AgentTick], limit: int = MAX_TICK_ITEMS
+) -> Iterator[list[pb.AgentTick]]:
     """Agent ticks in groups that keep both agents and observations within `limit`."""
-    batch: list[Any] = []
+    batch: list[pb.AgentTick] = []
     observed = 0
     for item in items:
         count = len(item.observations)

@@ -23,6 +23,7 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.message import Message
 
 from npc_brain.errors import NpcBrainError
+from npc_brain.server.context import CallContext, Metadata
 from npc_brain.server.limits import RETRY_AFTER_MS
 from npc_brain.server.status import status_of
 from npc_brain.v1 import brain_pb2
@@ -77,7 +78,9 @@ class Aborted(Exception):
 
 
 class GatewayContext:
-    """The part of grpc.aio.ServicerContext that servicers use, for a call made over HTTP.
+    """The part of grpc.aio.ServicerContext that servicers use, for a call made over HTTP:
+    a CallContext, plus the status calls (set_code, set_details) of the generated
+    servicer's unimplemented methods, which the gateway reads back.
 
     `invocation_metadata()` holds the HTTP request headers (names lower-cased), which is
     where an auth check reads a token on both doors.
@@ -126,7 +129,7 @@ class Route:
     name: str
     request_type: type[Message]
     streaming: bool
-    handler: Callable[[Message, GatewayContext], Any]
+    handler: Callable[[Message, CallContext], Any]
 
 
 class Gateway:
@@ -134,7 +137,9 @@ class Gateway:
 
     def __init__(self, servicer: object) -> None:
         self.routes: dict[str, Route] = {}
-        self._authorize: Callable[[Any], None] | None = getattr(servicer, "authorize", None)
+        self._authorize: Callable[[Metadata | None], None] | None = getattr(
+            servicer, "authorize", None
+        )
         for method in SERVICE.methods:
             if method.client_streaming:
                 continue  # a JSON body is one message; no such RPC today

@@ -16,6 +16,7 @@ from npc_brain.errors import InvalidArgument, NpcBrainError
 from npc_brain.memory.records import SourceKind
 from npc_brain.server import convert
 from npc_brain.server.auth import TokenCheck
+from npc_brain.server.context import CallContext, Metadata
 from npc_brain.server.limits import Admission, retry_metadata
 from npc_brain.server.registration import MalformedRequest
 from npc_brain.server.status import status_of
@@ -25,10 +26,10 @@ from npc_brain.v1 import brain_pb2_grpc as pb_grpc
 log = logging.getLogger(__name__)
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
-Handler = Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]
+Handler = Callable[[Any, Req, CallContext], Awaitable[Resp]]
 
 
-async def _abort(error: Exception, context: grpc.aio.ServicerContext) -> None:
+async def _abort(error: Exception, context: CallContext) -> None:
     if isinstance(error, NpcBrainError):
         await context.abort(status_of(error), str(error), retry_metadata(error))
     log.exception("unexpected error", exc_info=error)
@@ -41,7 +42,7 @@ def unary(method: Handler[Req, Resp]) -> Handler[Req, Resp]:
     else is INTERNAL."""
 
     @functools.wraps(method)
-    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+    async def wrapper(self: Any, request: Req, context: CallContext) -> Resp:
         try:
             self._auth.check(context.invocation_metadata())
             _check_parsed(request)
@@ -68,12 +69,12 @@ class BrainServicer(pb_grpc.BrainServicer):
         self._auth = TokenCheck(brain.settings.token)
         self._admission = Admission(brain.settings.max_concurrent_rpcs)
 
-    def authorize(self, metadata: Any) -> None:
+    def authorize(self, metadata: Metadata | None) -> None:
         """UNAUTHENTICATED unless the metadata carries the server's token (if it has one)."""
         self._auth.check(metadata)
 
     @unary
-    async def UpsertAgent(self, request: pb.UpsertAgentRequest, context: Any) -> pb.Agent:
+    async def UpsertAgent(self, request: pb.UpsertAgentRequest, context: CallContext) -> pb.Agent:
         game_time = convert.time_from_pb("game_time", request, required=False)
         agent = await self._brain.upsert_agent(
             request.world_id,
@@ -85,12 +86,14 @@ class BrainServicer(pb_grpc.BrainServicer):
         return convert.agent_to_pb(request.world_id or "default", agent)
 
     @unary
-    async def GetAgent(self, request: pb.GetAgentRequest, context: Any) -> pb.Agent:
+    async def GetAgent(self, request: pb.GetAgentRequest, context: CallContext) -> pb.Agent:
         agent = await self._brain.get_agent(request.world_id, request.agent_id)
         return convert.agent_to_pb(request.world_id or "default", agent)
 
     @unary
-    async def Perceive(self, request: pb.PerceiveRequest, context: Any) -> pb.PerceiveResponse:
+    async def Perceive(
+        self, request: pb.PerceiveRequest, context: CallContext
+    ) -> pb.PerceiveResponse:
         ids = await self._brain.perceive(
             request.world_id,
             request.agent_id,
@@ -101,7 +104,7 @@ class BrainServicer(pb_grpc.BrainServicer):
         return pb.PerceiveResponse(memory_ids=ids)
 
     @unary
-    async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
+    async def Act(self, request: pb.ActRequest, context: CallContext) -> pb.ActResponse:
         action, pending = await self._brain.act(
             request.world_id,
             request.agent_id,
@@ -111,7 +114,7 @@ class BrainServicer(pb_grpc.BrainServicer):
         return pb.ActResponse(action=convert.action_to_pb(action), pending=pending)
 
     @unary
-    async def Tick(self, request: pb.TickRequest, context: Any) -> pb.TickResponse:
+    async def Tick(self, request: pb.TickRequest, context: CallContext) -> pb.TickResponse:
         results = await self._brain.tick(
             request.world_id,
             convert.required_time("game_time", request),
@@ -122,7 +125,7 @@ class BrainServicer(pb_grpc.BrainServicer):
         return pb.TickResponse(results=[convert.tick_result_to_pb(r) for r in results])
 
     async def Converse(
-        self, request: pb.ConverseRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ConverseRequest, context: CallContext
     ) -> AsyncIterator[pb.ConverseEvent]:
         try:
             self._auth.check(context.invocation_metadata())
@@ -151,7 +154,9 @@ class BrainServicer(pb_grpc.BrainServicer):
                 yield pb.ConverseEvent(token=event)
 
     @unary
-    async def Retrieve(self, request: pb.RetrieveRequest, context: Any) -> pb.RetrieveResponse:
+    async def Retrieve(
+        self, request: pb.RetrieveRequest, context: CallContext
+    ) -> pb.RetrieveResponse:
         found = await self._brain.retrieve(
             request.world_id,
             request.agent_id,
@@ -165,13 +170,13 @@ class BrainServicer(pb_grpc.BrainServicer):
         return pb.RetrieveResponse(memories=[convert.scored_to_pb(s) for s in found])
 
     @unary
-    async def GetStats(self, request: pb.GetStatsRequest, context: Any) -> pb.Stats:
+    async def GetStats(self, request: pb.GetStatsRequest, context: CallContext) -> pb.Stats:
         summary = await self._brain.stats(request.world_id, request.agent_id)
         return convert.stats_to_pb(summary)
 
     @unary
     async def ListMemories(
-        self, request: pb.ListMemoriesRequest, context: Any
+        self, request: pb.ListMemoriesRequest, context: CallContext
     ) -> pb.ListMemoriesResponse:
         page = await self._brain.list_memories(
             request.world_id,
@@ -187,7 +192,7 @@ class BrainServicer(pb_grpc.BrainServicer):
         )
 
     @unary
-    async def AddMemory(self, request: pb.AddMemoryRequest, context: Any) -> pb.Memory:
+    async def AddMemory(self, request: pb.AddMemoryRequest, context: CallContext) -> pb.Memory:
         memory = await self._brain.add_memory(
             request.world_id,
             request.agent_id,
@@ -199,31 +204,33 @@ class BrainServicer(pb_grpc.BrainServicer):
 
     @unary
     async def ForgetMemory(
-        self, request: pb.ForgetMemoryRequest, context: Any
+        self, request: pb.ForgetMemoryRequest, context: CallContext
     ) -> pb.ForgetMemoryResponse:
         await self._brain.forget_memory(request.world_id, request.agent_id, request.memory_id)
         return pb.ForgetMemoryResponse()
 
     @unary
-    async def Reflect(self, request: pb.ReflectRequest, context: Any) -> pb.ReflectResponse:
+    async def Reflect(self, request: pb.ReflectRequest, context: CallContext) -> pb.ReflectResponse:
         reflections = await self._brain.reflect(
             request.world_id, request.agent_id, convert.required_time("game_time", request)
         )
         return pb.ReflectResponse(reflections=[convert.memory_to_pb(m) for m in reflections])
 
     @unary
-    async def SaveWorld(self, request: pb.SaveWorldRequest, context: Any) -> pb.Snapshot:
+    async def SaveWorld(self, request: pb.SaveWorldRequest, context: CallContext) -> pb.Snapshot:
         saved = await self._brain.save_world(request.world_id, request.label)
         return convert.snapshot_to_pb(saved)
 
     @unary
-    async def LoadWorld(self, request: pb.LoadWorldRequest, context: Any) -> pb.LoadWorldResponse:
+    async def LoadWorld(
+        self, request: pb.LoadWorldRequest, context: CallContext
+    ) -> pb.LoadWorldResponse:
         await self._brain.load_world(request.world_id, request.snapshot_id)
         return pb.LoadWorldResponse()
 
     @unary
     async def ListSnapshots(
-        self, request: pb.ListSnapshotsRequest, context: Any
+        self, request: pb.ListSnapshotsRequest, context: CallContext
     ) -> pb.ListSnapshotsResponse:
         found = await self._brain.list_snapshots(request.world_id)
         return pb.ListSnapshotsResponse(snapshots=[convert.snapshot_to_pb(s) for s in found])
