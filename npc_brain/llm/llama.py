@@ -16,7 +16,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import llama_cpp
 import numpy as np
@@ -70,6 +70,35 @@ class _Llama(Llama):
         return GrammarCheckedSampler(chain, self._model.vocab, grammar, self._n_vocab)
 
 
+_LOADING = threading.Lock()
+L = TypeVar("L", bound=Llama)
+
+
+def _load(cls: type[L], **kwargs: Any) -> L:
+    """A Llama whose weights stay in plain CPU buffers (llama.cpp's `--no-repack`).
+
+    llama.cpp's CPU backend may move weights into "extra" buffer types that repack them
+    for a processor feature; on CPUs with Intel AMX, Q4_1 and F16 weights go to the AMX
+    buffer, whose matrix multiplication crashed the server (SIGSEGV in
+    ggml_backend_amx_mul_mat) as soon as the chat model and the embedder computed at the
+    same time. llama-cpp-python has no argument for it, so the default model parameters
+    it starts from are given with `use_extra_bufts` off while the model loads."""
+    module = llama_cpp.llama_cpp
+    default = module.llama_model_default_params
+
+    def plain() -> Any:
+        params = default()
+        params.use_extra_bufts = False
+        return params
+
+    with _LOADING:
+        module.llama_model_default_params = plain
+        try:
+            return cls(**kwargs)
+        finally:
+            module.llama_model_default_params = default
+
+
 def _threads(threads: int) -> int:
     return threads if threads > 0 else max(1, os.cpu_count() or 1)
 
@@ -93,7 +122,8 @@ class LlamaChat:
         self._states = PromptStates(prompt_cache_bytes)
         self._live_ends: tuple[int, ...] = ()  # the splits the live context was evaluated with
         self.prompt_cache_stats = PromptCacheStats()
-        self._llama = _Llama(
+        self._llama = _load(
+            _Llama,
             model_path=str(path),
             n_ctx=n_ctx,
             n_threads=_threads(threads),
@@ -302,7 +332,8 @@ class LlamaEmbedder:
         _require_file(path, "embedding")
         self.model_id = path.name
         self._lock = threading.Lock()
-        self._llama = Llama(
+        self._llama = _load(
+            Llama,
             model_path=str(path),
             embedding=True,
             n_ctx=512,
