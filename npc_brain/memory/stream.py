@@ -145,6 +145,12 @@ class AgentStream:
             self._importance_since_reflection -= self.records[position].importance
         return True
 
+    def reflected(self) -> None:
+        """Resets the reflection trigger: a reflection that stored no insight still
+        counts as one, or the trigger would fire again on every new memory."""
+        self._last_reflection = len(self.records) - 1
+        self._importance_since_reflection = 0.0
+
     @property
     def importance_since_reflection(self) -> float:
         """Summed importance of the remembered memories newer than the latest reflection

@@ -120,3 +120,25 @@ def test_reflections_on_reflections_are_deeper_and_the_switch_turns_it_off(
     assert len(untouched) == 1  # the switch kept the trigger from firing
     assert len(forced) == 1
     assert forced[0].depth >= 1
+
+
+def test_a_reflection_that_stores_nothing_still_resets_its_trigger(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 5})
+    chat.enqueue({"questions": []})  # the one reflection finds nothing to ask
+    brain = make_brain(tmp_path, chat, reflection_threshold=20.0)
+
+    async def scenario() -> None:
+        await brain.upsert_agent("", "isabella", Persona("Isabella Rodriguez"), T0)
+        for i in range(3):  # 3 x 10 = 30 > 20: the trigger fires once
+            await brain.perceive("", "isabella", T0 + i, [Observation(f"event {i}", importance=10)])
+        for _ in range(1000):
+            await asyncio.sleep(0.01)
+            if brain.usage.summary("default", "isabella").calls_by_kind["reflection"]:
+                break
+        await asyncio.sleep(0.05)
+        for i in range(3, 5):  # 20 more: at the threshold, not past it
+            await brain.perceive("", "isabella", T0 + i, [Observation(f"event {i}", importance=9)])
+        await asyncio.sleep(0.1)
+
+    asyncio.run(scenario())
+    assert brain.usage.summary("default", "isabella").calls_by_kind["reflection"] == 1

@@ -66,6 +66,8 @@ class Reflector:
                 game_time=game_time,
             )
             stored.extend(await self._store(world, agent, insights, game_time))
+        if not stored:  # stored insights reset the trigger themselves
+            world.stream(agent.agent_id).reflected()
         return stored
 
     async def _store(
