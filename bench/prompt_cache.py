@@ -33,7 +33,7 @@ from bench.common import Row
 from npc_brain.config import Settings
 from npc_brain.importance.prompted import ANSWER_PREFIX, ANSWERS, importance_messages
 from npc_brain.llm.base import Completion, Message, TokenSink
-from npc_brain.llm.llama import LlamaChat, _grammar
+from npc_brain.llm.llama import LlamaChat, _grammar, load_llama
 from npc_brain.memory.records import MemoryKind, MemoryRecord
 from npc_brain.mind.act.prompts import action_messages, action_schema
 from npc_brain.mind.plan.prompts import decompose_hour
@@ -219,7 +219,9 @@ def measure(
     settings = Settings()
     path, seed, n_ctx = settings.chat_model_path(), settings.seed, settings.chat_context
     n_threads = threads or os.cpu_count() or 1
-    plain = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False)
+    plain = load_llama(
+        Llama, model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False
+    )
     on = LlamaChat(path, n_ctx=n_ctx, threads=threads, seed=seed)
     before, after = plain_arm(plain, seed), llama_chat_arm("saved prefix states", on)
     calls = prompts(agents, rounds)

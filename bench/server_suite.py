@@ -26,7 +26,7 @@ from llama_cpp import Llama
 
 from bench.common import Row, faster, latencies, mib, ms, p50_p99, rss_bytes, slower
 from npc_brain.config import Settings
-from npc_brain.llm.llama import _grammar
+from npc_brain.llm.llama import _grammar, load_llama
 from npc_brain.mind.talk.prompts import REPLY_SCHEMA, UtteranceExtractor, reply_messages
 from npc_brain.persona import Persona
 from npc_brain.v1 import brain_pb2 as pb
@@ -320,7 +320,8 @@ def converse_runs(bench: Bench, rounds: int, threads: int) -> dict[str, Any]:
     turns; tokens/s = generated tokens / wall seconds of the whole call in both."""
     settings = Settings()
     bench.add_agents(["isabella"], ISABELLA)
-    raw = Llama(
+    raw = load_llama(
+        Llama,
         model_path=str(settings.chat_model_path()),
         n_ctx=settings.chat_context,
         n_threads=threads or os.cpu_count() or 1,

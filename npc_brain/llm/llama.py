@@ -74,15 +74,17 @@ _LOADING = threading.Lock()
 L = TypeVar("L", bound=Llama)
 
 
-def _load(cls: type[L], **kwargs: Any) -> L:
+def load_llama(cls: type[L], *args: Any, **kwargs: Any) -> L:
     """A Llama whose weights stay in plain CPU buffers (llama.cpp's `--no-repack`).
 
     llama.cpp's CPU backend may move weights into "extra" buffer types that repack them
     for a processor feature; on CPUs with Intel AMX, Q4_1 and F16 weights go to the AMX
     buffer, whose matrix multiplication crashed the server (SIGSEGV in
     ggml_backend_amx_mul_mat) as soon as the chat model and the embedder computed at the
-    same time. llama-cpp-python has no argument for it, so the default model parameters
-    it starts from are given with `use_extra_bufts` off while the model loads."""
+    same time, and a plain Llama's generation crashed on its own. llama-cpp-python has no
+    argument for it, so the default model parameters it starts from are given with
+    `use_extra_bufts` off while the model loads. Every Llama of the project (tests and
+    benchmarks included) is made here."""
     module = llama_cpp.llama_cpp
     default = module.llama_model_default_params
 
@@ -94,7 +96,7 @@ def _load(cls: type[L], **kwargs: Any) -> L:
     with _LOADING:
         module.llama_model_default_params = plain
         try:
-            return cls(**kwargs)
+            return cls(*args, **kwargs)
         finally:
             module.llama_model_default_params = default
 
@@ -122,7 +124,7 @@ class LlamaChat:
         self._states = PromptStates(prompt_cache_bytes)
         self._live_ends: tuple[int, ...] = ()  # the splits the live context was evaluated with
         self.prompt_cache_stats = PromptCacheStats()
-        self._llama = _load(
+        self._llama = load_llama(
             _Llama,
             model_path=str(path),
             n_ctx=n_ctx,
@@ -332,7 +334,7 @@ class LlamaEmbedder:
         _require_file(path, "embedding")
         self.model_id = path.name
         self._lock = threading.Lock()
-        self._llama = _load(
+        self._llama = load_llama(
             Llama,
             model_path=str(path),
             embedding=True,

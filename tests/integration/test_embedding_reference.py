@@ -32,8 +32,10 @@ def cosine(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> float:
 def test_embeddings_match_llama_cpp_reference(model_path: Path) -> None:
     from llama_cpp import Llama
 
+    from npc_brain.llm.llama import load_llama
+
     reference = load_reference("minilm_reference_embeddings.json")
-    llm = Llama(model_path=str(model_path), embedding=True, verbose=False)
+    llm = load_llama(Llama, model_path=str(model_path), embedding=True, verbose=False)
     try:
         cosines = {}
         for sentence in reference["sentences"]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from llama_cpp import Llama
 
-from npc_brain.llm.llama import _grammar, _Llama
+from npc_brain.llm.llama import _grammar, _Llama, load_llama
 from npc_brain.llm.sampling import GrammarCheckedSampler
 from npc_brain.mind.act.prompts import action_messages, action_schema
 from npc_brain.mind.plan.prompts import day_plan_schema, steps_schema
@@ -59,7 +59,7 @@ def models() -> tuple[Llama, _Llama]:
     if not MODEL.is_file():
         pytest.skip(f"{MODEL} is missing; run `npc-brain models fetch` first")
     options: dict[str, Any] = {"n_ctx": 2048, "n_threads": 1, "verbose": False, "seed": 0}
-    return Llama(str(MODEL), **options), _Llama(str(MODEL), **options)
+    return load_llama(Llama, str(MODEL), **options), load_llama(_Llama, str(MODEL), **options)
 
 
 @pytest.mark.parametrize("case", list(CASES))
