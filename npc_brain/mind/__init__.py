@@ -1,6 +1,9 @@
-"""Cognition: the model calls of the architecture, each grammar-constrained.
+"""The agents' minds: one folder per faculty (act, plan, react, reflect, talk).
 
-Every function here is synchronous and takes the model as an argument; the brain
-runs them on the model's worker thread. None of them can be crashed by a model's
-answer: each parses a constrained output and has a documented safe fallback.
+In each folder `prompts.py` holds the faculty's model calls: pure functions of the
+chat model that build a prompt, constrain the answer with a JSON schema and parse it
+with a documented safe fallback, so no model answer can crash anything. Beside it, one
+orchestration module decides what to think about and when, through `Faculties`, and
+keeps what it must remember in the agent's `AgentMind` (state.py). `Minds` (minds.py)
+wires them once. docs/architecture.md draws the whole map.
 """
