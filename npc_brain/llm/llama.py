@@ -13,7 +13,8 @@ import ctypes
 import json
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -79,12 +80,19 @@ def load_llama(cls: type[L], *args: Any, **kwargs: Any) -> L:
 
     llama.cpp's CPU backend may move weights into "extra" buffer types that repack them
     for a processor feature; on CPUs with Intel AMX, Q4_1 and F16 weights go to the AMX
-    buffer, whose matrix multiplication crashed the server (SIGSEGV in
-    ggml_backend_amx_mul_mat) as soon as the chat model and the embedder computed at the
-    same time, and a plain Llama's generation crashed on its own. llama-cpp-python has no
-    argument for it, so the default model parameters it starts from are given with
-    `use_extra_bufts` off while the model loads. Every Llama of the project (tests and
-    benchmarks included) is made here."""
+    buffer, whose matrix multiplication crashed (SIGSEGV in ggml_backend_amx_mul_mat):
+    the server as soon as the chat model and the embedder computed at once, and a plain
+    Llama's generation on its own. Every Llama of the project (tests and benchmarks
+    included) is made here."""
+    with _LOADING, plain_buffers():
+        return cls(*args, **kwargs)
+
+
+@contextmanager
+def plain_buffers() -> Iterator[None]:
+    """While it lasts, models load without extra buffer types: llama-cpp-python has no
+    argument for it, so the default model parameters it starts from come with
+    `use_extra_bufts` off."""
     module = llama_cpp.llama_cpp
     default = module.llama_model_default_params
 
@@ -93,12 +101,11 @@ def load_llama(cls: type[L], *args: Any, **kwargs: Any) -> L:
         params.use_extra_bufts = False
         return params
 
-    with _LOADING:
-        module.llama_model_default_params = plain
-        try:
-            return cls(*args, **kwargs)
-        finally:
-            module.llama_model_default_params = default
+    module.llama_model_default_params = plain
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = default
 
 
 def _threads(threads: int) -> int:

@@ -41,7 +41,7 @@ class LlamaCppServer:
         threads = str(os.cpu_count() or 1)  # as the embedded models (its default: half)
         args += ["--n_threads", threads, "--n_threads_batch", threads]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", *args],
+            [sys.executable, "-m", "tests.integration.llama_server_plain", *args],
             stdout=self._log,
             stderr=subprocess.STDOUT,
             env=os.environ | {"PYTHONUNBUFFERED": "1"},
