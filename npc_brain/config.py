@@ -44,6 +44,7 @@ DEFAULT_TEMPERATURE = 0.1
 DEFAULT_ANCHOR_WEIGHT = 0.5
 # How an OpenAI-compatible chat server is asked for constrained output (llm.openai_compat).
 CONSTRAIN_MODES = ("auto", "json_schema", "json_object", "none")
+PLANNERS = ("composed", "free")
 
 
 def check_estimator(name: str, setting: str = "importance_estimator") -> str:
@@ -196,6 +197,12 @@ class Settings:
     max_conversation_turns: int = _cognition(
         6, "lines in one conversation between agents at most", 2, 40
     )
+    planner: str = _cognition(
+        "composed",
+        "how days are planned: composed (the day laid out from the persona, its "
+        "requirements and commitments; the model chooses among options) or free (the "
+        "model writes the plan, as in the paper; a 135M model's days make little sense)",
+    )
     cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000
     )
@@ -317,6 +324,8 @@ class Settings:
             _check_number(f, getattr(self, f.name))
         check_estimator(self.importance_estimator)
         parse_overrides(self.importance_estimator_overrides)
+        if self.planner not in PLANNERS:
+            raise InvalidArgument("planner", f"expected one of {', '.join(PLANNERS)}")
         if self.chat_api_constrain not in CONSTRAIN_MODES:
             raise InvalidArgument(
                 "chat_api_constrain", f"expected one of {', '.join(CONSTRAIN_MODES)}"

@@ -27,7 +27,9 @@ CAFE = "the Ville:Hobbs Cafe:cafe"  # where the fake goes when it can
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running, stop = start_server(make_brain(tmp_path, SchemaChat(text=TEXT, prefer=CAFE)))
+    running, stop = start_server(
+        make_brain(tmp_path, SchemaChat(text=TEXT, prefer=CAFE), planner="free")
+    )
     yield running
     stop()
 

@@ -62,7 +62,7 @@ def test_odd_steps_fall_back_to_known_places_and_never_vanish() -> None:
 def test_act_follows_the_plan_decomposing_each_hour_once(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 4})
     chat.enqueue(PLAN, {"rating": 5}, STEPS)
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path, chat, planner="free")
 
     async def scenario() -> list[tuple[str, str, str]]:
         await brain.upsert_agent("", "isabella", Persona("Isabella", home_address=HOME), DAY)

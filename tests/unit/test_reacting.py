@@ -123,7 +123,7 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
         ]
     )
     chat.queues["talk"] = [{"answer": "yes"}]
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path, chat, planner="free")
 
     async def scenario() -> list[str]:
         await _town(brain)
@@ -163,7 +163,7 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
         thoughts=[THOUGHTS, THOUGHTS],
         revise=[REVISION, REVISION],
     )
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path, chat, planner="free")
 
     async def scenario() -> None:
         await _town(brain)
@@ -201,7 +201,7 @@ def test_not_talking_asks_the_second_question_react_or_wait(tmp_path: Path) -> N
             {"decision": "wait", "new_activity": "x"},
         ]
     )
-    brain = make_brain(tmp_path, chat, reaction_cooldown_minutes=0)
+    brain = make_brain(tmp_path, chat, planner="free", reaction_cooldown_minutes=0)
 
     async def scenario() -> list[str]:
         await _town(brain)
@@ -223,7 +223,7 @@ def test_not_talking_asks_the_second_question_react_or_wait(tmp_path: Path) -> N
 
 def test_gates_spare_the_model(tmp_path: Path) -> None:
     chat = routed()
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path, chat, planner="free")
 
     async def scenario() -> None:
         await _town(brain)
@@ -262,7 +262,7 @@ def test_a_lockstep_tick_answers_with_the_conversation_finished(tmp_path: Path) 
                 {"utterance": "Bye.", "end_conversation": True},
             ],
         )
-        brain = make_brain(path, chat)
+        brain = make_brain(path, chat, planner="free")
 
         async def scenario() -> list[str]:
             await _town(brain, planning=True)
@@ -295,7 +295,7 @@ def test_the_plan_of_the_day_survives_a_restart(tmp_path: Path) -> None:
         brain.close()
         return action.description
 
-    assert asyncio.run(day_so_far(make_brain(tmp_path, chat))) == "serving coffee"
+    assert asyncio.run(day_so_far(make_brain(tmp_path, chat, planner="free"))) == "serving coffee"
     assert chat.calls.count("plan") == 1 and chat.calls.count("steps") == 1
 
     async def after_restart(brain: Brain) -> str:
@@ -304,5 +304,7 @@ def test_the_plan_of_the_day_survives_a_restart(tmp_path: Path) -> None:
         return action.description
 
     again = routed()
-    assert asyncio.run(after_restart(make_brain(tmp_path, again))) == "serving coffee"
+    assert (
+        asyncio.run(after_restart(make_brain(tmp_path, again, planner="free"))) == "serving coffee"
+    )
     assert again.calls == []  # neither the day nor the hour planned again

@@ -21,6 +21,8 @@ from npc_brain.memory.records import (
     Observation,
 )
 from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.plan.affordances import parts, spot
+from npc_brain.mind.plan.composer import Composer
 from npc_brain.mind.plan.prompts import (
     Block,
     DayPlan,
@@ -76,6 +78,8 @@ class Planner:
 
     def __init__(self, faculties: Faculties) -> None:
         self._f = faculties
+        self._composer = Composer(faculties)
+        self._composed = faculties.settings.planner == "composed"
 
     async def action_at(
         self, world: World, agent: AgentRecord, game_time: GameTime, places: list[str]
@@ -95,11 +99,14 @@ class Planner:
         hour = hour_start(game_time)
         steps = mind.hours.get(hour)
         if steps is None:
-            steps = await self._decompose(world, agent, block.activity, hour, places)
+            before = mind.hours.get(hour - SECONDS_PER_HOUR, [])
+            steps = await self._decompose(world, agent, block.activity, hour, places, before)
             mind.hours[hour] = steps
             world.save_plan(agent.agent_id)
         step, step_start, minutes = step_at(steps, hour, game_time)
-        return Action(step.activity, step.place, step_start, minutes, step.emoji), False
+        state = f"{spot(step.place)}: {step.activity}" if len(parts(step.place)) >= 3 else ""
+        action = Action(step.activity, step.place, step_start, minutes, step.emoji, state)
+        return action, False
 
     async def revise(
         self, world: World, agent: AgentRecord, game_time: GameTime, reason: list[MemoryRecord]
@@ -111,15 +118,19 @@ class Planner:
         if mind.plan is None or mind.plan_day != midnight(game_time) or not reason:
             return
         old = mind.plan
-        plan = await self._f.think(
-            world,
-            agent,
-            "plan",
-            Priority.PLANNING,
-            lambda chat: revise_day(chat, agent.persona, old, game_time, reason),
-            game_time=game_time,
-            supersede="revise",
-        )
+        if self._composed:
+            heard = [m.description for m in reason]
+            plan = self._composer.revise(old, game_time, midnight(game_time), heard)
+        else:
+            plan = await self._f.think(
+                world,
+                agent,
+                "plan",
+                Priority.PLANNING,
+                lambda chat: revise_day(chat, agent.persona, old, game_time, reason),
+                game_time=game_time,
+                supersede="revise",
+            )
         if mind.plan is not old or plan == old:  # planned anew meanwhile, or no change
             return
         mind.plan = plan
@@ -154,22 +165,35 @@ class Planner:
             seen = {s.memory.memory_id for s in found}
             yesterday = [s.memory for s in found]
             yesterday += [s.memory for s in promised if s.memory.memory_id not in seen]
-        plan = await self._f.think(
-            world,
-            agent,
-            "plan",
-            Priority.PLANNING,
-            lambda chat: plan_day(chat, persona, today, yesterday),
-            game_time=today,
-            supersede="plan",
-        )
+        if self._composed:
+            plan = await self._composer.day(world, agent, today, yesterday)
+        else:
+            plan = await self._f.think(
+                world,
+                agent,
+                "plan",
+                Priority.PLANNING,
+                lambda chat: plan_day(chat, persona, today, yesterday),
+                game_time=today,
+                supersede="plan",
+            )
         description = plan.describe(persona.name)
         await self._f.remember(world, agent, MemoryKind.PLAN, [Observation(description)], today)
         return plan
 
     async def _decompose(
-        self, world: World, agent: AgentRecord, activity: str, hour: GameTime, places: list[str]
+        self,
+        world: World,
+        agent: AgentRecord,
+        activity: str,
+        hour: GameTime,
+        places: list[str],
+        before: list[Step],
     ) -> list[Step]:
+        if self._composed:
+            steps = await self._composer.hour(world, agent, activity, hour, places, before)
+            emojis = await self._f.emojis([s.activity for s in steps])
+            return [replace(s, emoji=e) for s, e in zip(steps, emojis, strict=True)]
         memories = await self._f.context(world, agent, hour, f"{agent.persona.name} {activity}")
         steps = await self._f.think(
             world,

@@ -1,0 +1,247 @@
+"""A day's skeleton from what is known: the code composes, the model only chooses.
+
+Wake and bed times, fixed commitments ("open Hobbs Cafe at 8 am"), things to do in a
+part of the day ("paint in the morning") and things to do some time come from the
+persona (`lifestyle`, `daily_requirements`) and from remembered commitments for the day
+("a party at Hobbs Cafe on February 14 from 5 pm to 7 pm"). Meals are needs. `compose`
+lays them on the waking hours; the free hours get a few ranked options each, among
+which the model chooses. Every function here is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from npc_brain.memory.records import GameTime
+from npc_brain.mind.plan.prompts import Block, DayPlan
+from npc_brain.persona import Persona
+
+DEFAULT_WAKE, DEFAULT_BED = 7, 23
+MORNING, AFTERNOON, EVENING = (8, 11), (13, 17), (18, 21)
+LUNCH, DINNER = 12, 18
+OPTIONS_PER_HOUR = 3
+MAX_HOURS_EACH = 3  # an activity that is not fixed fills at most this many hours
+
+_TIME = (
+    r"(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)?(?![\d:])"
+    r"|(?P<word>midnight|noon)"
+)
+_AT_TIME = re.compile(rf"\b(?:at|around|by|from)\s+(?:{_TIME})", re.IGNORECASE)
+_SPAN = re.compile(
+    rf"\bfrom\s+(?:{_TIME})\s*(?:to|until|-)\s*(?:{_TIME.replace('?P<', '?P<e')})", re.I
+)
+_WAKE = re.compile(rf"\bwak\w*\s+up\s+(?:at|around|by)?\s*(?:{_TIME})", re.IGNORECASE)
+_BED = re.compile(
+    rf"\b(?:goes|go|going)\s+to\s+(?:bed|sleep)\s+(?:at|around|by)?\s*(?:{_TIME})", re.I
+)
+_PARTS = {"in the morning": MORNING, "in the afternoon": AFTERNOON, "in the evening": EVENING}
+_FILLER = re.compile(r"\b(every day|each day|daily|today)\b", re.IGNORECASE)
+_NOT_ACTIVITIES = re.compile(
+    r"^(?:\d|(?:good\s+)?(?:morning|afternoon|evening|night)\b|hi\b|hello\b|hey\b|"
+    r"woke|wake|waking|nothing\b|idle\b)",
+    re.IGNORECASE,
+)
+_EVENTS = re.compile(
+    r"((?:[A-Z][\w']*\s+){0,3}(?:party|meeting|dinner|lunch|concert|class|lecture|"
+    r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment))"
+    r"(\s+at\s+(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",
+)
+_IRREGULAR = {"has": "have", "goes": "go", "does": "do", "is": "be"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """Something to do: at a fixed hour, within a window of hours, or any time."""
+
+    activity: str
+    hour: int | None = None
+    window: tuple[int, int] | None = None
+    hours: int = 1  # how long a fixed item lasts
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    wake: int
+    bed: int  # may pass 24: past midnight
+    items: tuple[Item, ...]
+
+    @property
+    def waking_hours(self) -> range:
+        return range(self.wake, min(self.bed, 24))
+
+
+def hour_of(match: re.Match[str], prefix: str = "") -> int | None:
+    """The hour a _TIME match names (midnight is 24), or None."""
+    word = match.group(f"{prefix}word")
+    if word:
+        return 24 if word.lower() == "midnight" else 12
+    hour = int(match.group(f"{prefix}h"))
+    suffix = (match.group(f"{prefix}ap") or "").lower().replace(".", "")
+    if suffix == "pm" and hour < 12:
+        hour += 12
+    elif suffix == "am" and hour == 12:
+        hour = 0 if prefix else 24
+    return hour if 0 <= hour <= 24 else None
+
+
+def is_activity(text: str) -> bool:
+    """False for a time, a greeting or a non-activity ("10:00", "morning", "woke up")."""
+    text = text.strip()
+    return len(text) >= 3 and not _NOT_ACTIVITIES.match(text)
+
+
+def imperative(phrase: str) -> str:
+    """'opens the cafe' -> 'open the cafe' (the first word of a third-person phrase)."""
+    first, _, rest = phrase.strip().partition(" ")
+    low = first.lower()
+    if low in _IRREGULAR:
+        first = _IRREGULAR[low]
+    elif low.endswith("ies"):
+        first = first[:-3] + "y"
+    elif low.endswith(("ches", "shes", "sses", "xes")):
+        first = first[:-2]
+    elif low.endswith("s") and not low.endswith("ss"):
+        first = first[:-1]
+    return f"{first} {rest}".strip()
+
+
+def item_of(text: str, *, required: bool) -> Item | None:
+    """An item from one phrase: its time or part of the day taken out of the activity."""
+    hour = None
+    window = None
+    if (at := _AT_TIME.search(text)) is not None:
+        hour = hour_of(at)
+        text = text[: at.start()] + text[at.end() :]
+    for words, hours in _PARTS.items():
+        if words in text.lower():
+            window = hours
+            text = re.sub(re.escape(words), "", text, flags=re.IGNORECASE)
+    text = " ".join(_FILLER.sub("", text).split()).strip(" ,.;")
+    if not is_activity(text):
+        return None
+    return Item(text, hour if hour is not None and hour < 24 else None, window, 1, required)
+
+
+def skeleton_of(persona: Persona) -> Skeleton:
+    """Wake and bed hours and the items of a persona's lifestyle and requirements."""
+    lifestyle = persona.lifestyle
+    wake = DEFAULT_WAKE
+    if (m := _WAKE.search(lifestyle)) is not None and (h := hour_of(m)) is not None:
+        wake = h if h < 13 else DEFAULT_WAKE
+    bed = DEFAULT_BED
+    if (m := _BED.search(lifestyle)) is not None and (h := hour_of(m)) is not None:
+        bed = h + 24 if h < wake else h
+    items = [i for r in persona.daily_requirements if (i := item_of(r, required=True))]
+    for piece in re.split(r",|;|\band then\b", lifestyle):
+        if _WAKE.search(piece) or _BED.search(piece) or not piece.strip():
+            continue
+        item = item_of(imperative(piece), required=False)
+        if item is not None and not any(_same(item, known) for known in items):
+            items.append(item)
+    return Skeleton(wake, max(bed, wake + 8), tuple(items))
+
+
+def commitments(texts: Sequence[str], today: GameTime) -> list[Item]:
+    """Events with a time that the texts place on the day starting at `today`: 'a party
+    at Hobbs Cafe on February 14 from 5 pm to 7 pm' -> attend ... at 17 for 2 hours."""
+    moment = datetime.fromtimestamp(today, UTC)
+    dates = (f"{moment:%B} {moment.day}", f"{moment:%b} {moment.day}", f"{moment:%A}", "today")
+    found = []
+    for text in texts:
+        if not any(d.lower() in text.lower() for d in dates):
+            continue
+        event = _EVENTS.search(text)
+        span = _SPAN.search(text)
+        at = span or _AT_TIME.search(text)
+        if event is None or at is None or (start := hour_of(at)) is None or start >= 24:
+            continue
+        end = hour_of(span, "e") if span is not None else None
+        hours = max(1, min(6, (end or start + 1) - start))
+        name = event.group(1).strip()
+        where = (event.group(2) or "").strip()
+        found.append(Item(f"go to the {name} {where}".strip(), start, None, hours))
+    return found
+
+
+def compose(
+    skeleton: Skeleton,
+    extra: Sequence[Item],
+    candidates: Sequence[str],
+    fit: Mapping[str, float],
+) -> tuple[dict[int, str], dict[int, list[str]]]:
+    """Lays the skeleton on the waking hours: (fixed hours -> activity, free hours ->
+    ranked options). Fixed items and remembered commitments take their hours, meals
+    theirs, required items the best free hour of their window; every other waking
+    hour gets the OPTIONS_PER_HOUR best candidates by `fit` (higher is better), an
+    activity used MAX_HOURS_EACH times no longer offered."""
+    hours = list(skeleton.waking_hours)
+    fixed: dict[int, str] = {}
+    for item in [*extra, *skeleton.items]:
+        if item.hour is not None:
+            for h in range(item.hour, item.hour + item.hours):
+                if h in hours and h not in fixed:
+                    fixed[h] = item.activity
+    if not any("breakfast" in a.lower() for a in fixed.values()):
+        _place(fixed, hours, "have breakfast", (skeleton.wake, skeleton.wake + 1))
+    if not any("lunch" in a.lower() for a in fixed.values()):
+        _place(fixed, hours, "have lunch", (LUNCH, LUNCH + 1))
+    if not any("dinner" in a.lower() for a in fixed.values()):
+        _place(fixed, hours, "have dinner", (DINNER, DINNER + 2))
+    # Required items go after the day's first fixed commitment (serving customers comes
+    # after opening the cafe), in the part of the day they name.
+    meals = ("breakfast", "lunch", "dinner")
+    committed = [h for h, a in fixed.items() if not any(m in a.lower() for m in meals)]
+    after = min(committed, default=skeleton.wake) + 1
+    for item in skeleton.items:
+        if item.hour is None and item.required:
+            _place(fixed, hours, item.activity, item.window or (after, hours[-1]))
+    used = {a: list(fixed.values()).count(a) for a in set(fixed.values())}
+    ranked = sorted(candidates, key=lambda c: -fit.get(c, 0.0))
+    duties = {i.activity for i in skeleton.items if i.required}
+    free: dict[int, list[str]] = {}
+    for h in hours:
+        if h in fixed:
+            continue
+        options = [
+            c
+            for c in ranked
+            if used.get(c, 0) < MAX_HOURS_EACH
+            and c != fixed.get(h - 1)
+            and not (h < after and c in duties)  # duties come after the first commitment
+        ]
+        options = options[:OPTIONS_PER_HOUR] or ranked[:1]
+        free[h] = options
+        used[options[0]] = used.get(options[0], 0) + 1  # the likeliest choice, for variety
+    return dict(sorted(fixed.items())), free
+
+
+def day_plan(skeleton: Skeleton, hours: Mapping[int, str]) -> DayPlan:
+    """The day's blocks: an activity's consecutive hours as one block, then sleep."""
+    blocks: list[Block] = []
+    for hour in sorted(hours):
+        if not blocks or blocks[-1].activity != hours[hour]:
+            blocks.append(Block(hour, hours[hour]))
+    if skeleton.bed < 24:
+        blocks.append(Block(skeleton.bed, "sleeping"))
+    return DayPlan(skeleton.wake, tuple(blocks))
+
+
+def _place(fixed: dict[int, str], hours: list[int], activity: str, window: tuple[int, int]) -> None:
+    """The first free hour in [window] (else the first free hour after it) gets activity."""
+    first, last = window
+    free = [h for h in hours if h not in fixed]
+    within = [h for h in free if first <= h <= last] or [h for h in free if h > last]
+    if within:
+        fixed[within[0]] = activity
+
+
+def _same(a: Item, b: Item) -> bool:
+    """Two items about one thing: the same fixed hour, or most words shared."""
+    if a.hour is not None and a.hour == b.hour:
+        return True
+    words_a, words_b = set(a.activity.lower().split()), set(b.activity.lower().split())
+    return len(words_a & words_b) > 0.6 * min(len(words_a), len(words_b))
