@@ -40,7 +40,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "television": ("watching television",),
 }
 ARENAS: dict[str, tuple[str, ...]] = {
-    "cafe": ("having breakfast", "having lunch", "meeting friends", "working at the cafe"),
+    "cafe": ("having breakfast", "having lunch", "meeting friends", "reading the paper"),
     "classroom": ("attending class", "teaching a class"),
     "common room": ("relaxing", "chatting with friends"),
     "hall": ("attending a meeting", "talking to voters", "working at the town hall"),
