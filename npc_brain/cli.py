@@ -13,6 +13,7 @@ from typing import Any
 
 from npc_brain.config import (
     ENV_PREFIX,
+    PLANNERS,
     Settings,
     describe_fields,
     describe_groups,
@@ -131,6 +132,11 @@ def _add_demo_commands(commands: Any) -> None:
     demo.add_argument(
         "--out", type=Path, default=Path("npc-brain-demo"), metavar="DIR", help="report folder"
     )
+    demo.add_argument(
+        "--planner",
+        choices=list(PLANNERS),
+        help="how the server plans days: composed (its default) or free (the paper's)",
+    )
     demo.add_argument("--server", metavar="HOST:PORT", help="use a running server")
     demo.add_argument("--world-id", default="smallville", help="the world on the server")
 
@@ -199,6 +205,7 @@ def _demo_command(args: argparse.Namespace) -> None:
                 out=args.out,
                 server=args.server,
                 world_id=args.world_id,
+                planner=args.planner,
             )
             run_demo(options)
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 DIFFUSION_SVG = "diffusion.svg"
@@ -36,7 +37,7 @@ def render(report: dict[str, Any]) -> str:
         "",
         f"{len(names)} agents for {config['game_hours']:g} game hours in steps of "
         f"{config['step_minutes']} minutes; model `{config['model']}`, seed {config['seed']}, "
-        f"ablation `{config['ablation']}`.",
+        f"ablation `{config['ablation']}`, planner `{config.get('planner', '-')}`.",
         "",
         "## Summary",
         "",
@@ -50,6 +51,7 @@ def render(report: dict[str, Any]) -> str:
                     for s in report["diffusion"]["seeds"].values()
                 ],
                 ["network density (start -> end)", f"{density['start']} -> {density['end']}"],
+                ["encounters (awake agents in one arena, per step)", report["days"]["encounters"]],
                 [
                     "model calls per agent per game hour",
                     calls["per_agent_per_game_hour"]["calls"],
@@ -57,6 +59,8 @@ def render(report: dict[str, Any]) -> str:
                 ["wall-clock seconds per game hour", report["wall_seconds_per_game_hour"]],
             ],
         ),
+        "",
+        *_days(report["days"], who),
         "",
         "## Information diffusion",
         "",
@@ -159,6 +163,70 @@ def render(report: dict[str, Any]) -> str:
         ],
     )
     return "\n".join(out) + "\n"
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def _days(section: dict[str, Any], who: Any) -> list[str]:
+    """Each agent's day: the figures, the plan, the requirements it did not keep."""
+    figures: list[tuple[str, str, Callable[[Any], str]]] = [
+        ("waking share", "waking_share", _share),
+        ("distinct activities", "distinct_activities", str),
+        ("requirements met", "requirements_met", _share),
+        ("fitting steps", "fitting_steps", _share),
+        ("violations", "violations", str),
+        ("asleep in waking hours", "asleep_outside_sleep_hours", str),
+    ]
+    rows = []
+    for agent_id, day in section["agents"].items():
+        guards = day["violations_by_guard"]
+        rows.append(
+            [
+                who(agent_id),
+                f"{day['wake']}-{day['bed']}",
+                *[show(day[key]) for _, key, show in figures[:4]],
+                f"{day['violations']} ({guards['asleep_in_waking_hours']} / "
+                f"{guards['not_an_activity']} / {guards['place_does_not_fit']})",
+                day["asleep_outside_sleep_hours"],
+            ]
+        )
+    for label in ("mean", "worst"):
+        cells = []
+        for _, key, show in figures:
+            value = section["summary"][key][label]
+            shown = "-" if value is None else show(value) if show is _share else f"{value:g}"
+            cells.append(shown)
+        rows.append([f"*{label}*", "", *cells])
+    judged = section["embedder"] or "no embedder: words alone"
+    out = [
+        "## Days",
+        "",
+        section["definition"],
+        f"Meaning judged with {judged}.",
+        "",
+        *_table(
+            [
+                "agent",
+                "waking hours",
+                *[label for label, _, _ in figures[:4]],
+                "violations (asleep / not an activity / place)",
+                figures[5][0],
+            ],
+            rows,
+        ),
+        "",
+        f"Encounters: {section['encounters']}.",
+        "",
+    ]
+    for agent_id, day in section["agents"].items():
+        missed = [r for r in day["requirements"] if r not in day["requirements_kept"]]
+        line = f"- **{_cell(who(agent_id))}**: {_cell(day['plan'] or 'no plan for the day')}"
+        if missed:
+            line += " Not done: " + "; ".join(_cell(r) for r in missed) + "."
+        out.append(line)
+    return out
 
 
 def _kinds(usage: dict[str, Any]) -> str:

@@ -10,11 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from npc_brain.demo import analysis
+from npc_brain.demo import analysis, days
 from npc_brain.demo.cast import Cast
 from npc_brain.demo.clock import iso
 from npc_brain.demo.memories import MemoryView, conversations
 from npc_brain.demo.simulation import Record, Usage
+from npc_brain.llm.base import Embedder
 
 DENSITY_DEFINITION = (
     "2|E| / (|V|(|V|-1)) over the agents of the run (the paper's network density). "
@@ -37,11 +38,16 @@ class RunInfo:
     seed: int
     model: str
     town: str
+    planner: str = "composed"
 
 
-def build(record: Record, cast: Cast, info: RunInfo) -> dict[str, Any]:
+def build(
+    record: Record, cast: Cast, info: RunInfo, embedder: Embedder | None = None
+) -> dict[str, Any]:
     """The whole report: `timeline`, `conversations`, `reflections`, `diffusion`,
-    `network_density`, `model_calls`, and the wall-clock keys."""
+    `network_density`, `days`, `model_calls`, and the wall-clock keys. `embedder` judges
+    whether places fit actions and actions meet requirements (`days`); without one,
+    words alone do."""
     plan = record.plan
     names = {m.agent_id: m.name for m in cast.members}
     streams = record.streams
@@ -58,6 +64,7 @@ def build(record: Record, cast: Cast, info: RunInfo) -> dict[str, Any]:
             "seed": info.seed,
             "ablation": plan.ablation,
             "model": info.model,
+            "planner": info.planner,
         },
         "timeline": [
             {
@@ -81,6 +88,12 @@ def build(record: Record, cast: Cast, info: RunInfo) -> dict[str, Any]:
         "reflections": reflections_section(streams),
         "diffusion": diffusion_section(record, cast),
         "network_density": network_section(streams, names, plan.start, plan.end),
+        "days": days.days_section(
+            {m.agent_id: days.persona_of(m) for m in cast.members},
+            record.steps,
+            {a: days.latest_plan(stream) for a, stream in streams.items()},
+            embedder,
+        ),
         "model_calls": model_calls_section(record.usage, plan.hours, awake_hours),
         "awake_agent_hours": awake_hours,
         "wall_seconds_per_game_hour": round(record.wall[-1][1] / plan.hours, 3),

@@ -11,7 +11,7 @@ from typing import TextIO
 
 import grpc
 
-from npc_brain.config import DEFAULT_CHAT_MODEL
+from npc_brain.config import DEFAULT_CHAT_MODEL, PLANNERS, Settings
 from npc_brain.demo.cast import load_cast
 from npc_brain.demo.clock import clock, parse_time
 from npc_brain.demo.console import Console
@@ -21,6 +21,8 @@ from npc_brain.demo.server import ChildServer, connect
 from npc_brain.demo.simulation import ABLATIONS, Plan, Simulation
 from npc_brain.demo.town import load_town
 from npc_brain.demo.writing import write_report
+from npc_brain.errors import NpcBrainError
+from npc_brain.llm.base import Embedder
 
 DATA_DIR = "data"  # under --out: the server's data directory when the demo starts one
 SERVER_LOG = "server.log"
@@ -43,6 +45,7 @@ class DemoOptions:
     server: str | None = None
     world_id: str = "smallville"
     step_minutes: int = 10
+    planner: str | None = None  # the server's setting; None: its default (composed)
 
 
 def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
@@ -59,6 +62,11 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
         raise DemoError("--model: the server given with --server already has its model")
     if options.model is not None and not options.model.is_file():
         raise DemoError(f"--model: {options.model} is not a file")
+    if options.planner is not None and options.planner not in PLANNERS:
+        raise DemoError(f"--planner: {options.planner!r} is not one of {', '.join(PLANNERS)}")
+    if options.server and options.planner:
+        raise DemoError("--planner: the server given with --server already has its planner")
+    planner = options.planner or Settings().planner
     cast = cast.first(options.agents)
     plan = Plan(
         parse_time(options.start),
@@ -78,7 +86,11 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
                 f"starting an npc-brain server on {data} (log: {options.out / SERVER_LOG})"
             )
             child = ChildServer(
-                data, options.out / SERVER_LOG, seed=options.seed, chat_model=options.model
+                data,
+                options.out / SERVER_LOG,
+                seed=options.seed,
+                chat_model=options.model,
+                planner=planner,
             )
             stack.enter_context(child)
             address = child.address
@@ -99,14 +111,28 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
             ) from error
     model = str(options.model) if options.model else DEFAULT_CHAT_MODEL
     if options.server:
-        model = f"(the server's at {options.server})"
-    report = build(record, cast, RunInfo(options.seed, model, town.name))
+        model = planner = f"(the server's at {options.server})"
+    embedder = load_embedder(console)
+    report = build(record, cast, RunInfo(options.seed, model, town.name, planner), embedder)
     path = write_report(options.out, report)
     per_hour = report["wall_seconds_per_game_hour"]
     calls = report["model_calls"]["per_agent_per_game_hour"]["calls"]
     console.note(
         f"report: {path} ({len(report['conversations'])} conversations, "
-        f"{len(report['reflections'])} reflections, {calls:g} model calls per agent per "
-        f"game hour, {per_hour:.1f} s per game hour)"
+        f"{len(report['reflections'])} reflections, {report['days']['encounters']} "
+        f"encounters, {calls:g} model calls per agent per game hour, {per_hour:.1f} s per "
+        "game hour)"
     )
     return path
+
+
+def load_embedder(console: Console) -> Embedder | None:
+    """The default sentence embedder (small, one thread), which judges the report's
+    `days`; None, said on the console, when it cannot be loaded (words judge then)."""
+    from npc_brain.llm.llama import LlamaEmbedder  # llama.cpp: loaded only when needed
+
+    try:
+        return LlamaEmbedder(Settings().embed_model_path(), threads=1)
+    except (NpcBrainError, OSError, ValueError) as error:
+        console.note(f"days: no embedder ({error}); words alone judge places and requirements")
+        return None

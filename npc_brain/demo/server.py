@@ -23,12 +23,20 @@ class ChildServer:
     that stops it (SIGTERM: in-flight calls drain) on the way out."""
 
     def __init__(
-        self, data_dir: Path, log_path: Path, *, seed: int, chat_model: Path | None = None
+        self,
+        data_dir: Path,
+        log_path: Path,
+        *,
+        seed: int,
+        chat_model: Path | None = None,
+        planner: str | None = None,
     ) -> None:
         args = [sys.executable, "-m", "npc_brain", "serve", "--port", "0", "--http-port", "-1"]
         args += ["--data-dir", str(data_dir), "--seed", str(seed)]
         if chat_model is not None:
             args += ["--chat-model", str(chat_model)]
+        if planner is not None:
+            args += ["--planner", planner]
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_path = log_path
         self._log = log_path.open("w")

@@ -18,6 +18,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from npc_brain.demo.cast import Cast, CastMember
 from npc_brain.demo.console import Console
+from npc_brain.demo.days import Step
 from npc_brain.demo.errors import DemoError
 from npc_brain.demo.memories import MemoryView, conversations
 from npc_brain.demo.town import Town
@@ -89,6 +90,8 @@ class Record:
     wall: list[tuple[float, float]] = field(default_factory=list)
     # game minutes each agent was awake (its action at a step was not sleep)
     awake_minutes: dict[str, float] = field(default_factory=dict)
+    # every agent's action at every step (after its Tick) and where it was
+    steps: list[Step] = field(default_factory=list)
 
 
 def stamp(game_time: float) -> Timestamp:
@@ -200,6 +203,7 @@ class Simulation:
                 self._snapshot(game_time, time.perf_counter() - began)
             self._console.step(game_time, index + 1, len(steps), time.perf_counter() - began)
             self._tick(game_time)
+            self._record_steps(game_time)
             self._count_awake(min(self._plan.step_minutes, (self._plan.end - game_time) / 60))
             self._show_conversations(game_time)
         self._snapshot(self._plan.end, time.perf_counter() - began)
@@ -283,6 +287,19 @@ class Simulation:
         )
         self.record.timeline.append(event)
         self._console.action(game_time, agent_id, action.emoji, action.description, action.address)
+
+    def _record_steps(self, game_time: float) -> None:
+        for member in self._cast.members:
+            action = self._actions.get(member.agent_id)
+            self.record.steps.append(
+                Step(
+                    game_time,
+                    member.agent_id,
+                    action.description if action else "",
+                    self._where[member.agent_id],
+                    action.emoji if action else "",
+                )
+            )
 
     def _count_awake(self, minutes: float) -> None:
         for member in self._cast.members:

@@ -11,6 +11,7 @@ from npc_brain.mind.plan.skeleton import (
     day_plan,
     imperative,
     is_activity,
+    settle,
     skeleton_of,
 )
 from npc_brain.persona import Persona
@@ -119,3 +120,22 @@ def test_odd_answers_fall_back_to_the_best_options() -> None:
         ("open Hobbs Cafe", 5),
         ("making coffee", 15),
     ]
+
+
+def test_a_requirement_that_names_a_meal_is_that_meal_and_one_offs_happen_once() -> None:
+    klaus = Persona(
+        "Klaus",
+        lifestyle="wakes up at 7 am, goes to bed at midnight",
+        daily_requirements=("have breakfast at Hobbs Cafe", "work on the research paper"),
+    )
+    skeleton = skeleton_of(klaus)
+    candidates = ["work on the research paper", "have coffee", "read a book", "relax at home"]
+    fit = {"have coffee": 2.0, "work on the research paper": 1.0, "read a book": 0.5}
+    fixed, free = compose(skeleton, [], candidates, fit, evening=["relax at home"])
+    assert fixed[7] == "have breakfast at Hobbs Cafe"
+    assert "have breakfast" not in fixed.values()
+    assert free[20][0] == free[21][0] == "relax at home"  # the evening's first
+    # the model chose the same one-off for every free hour: it is done once
+    hours = settle(fixed, free, {h: "have coffee" for h in free})
+    assert list(hours.values()).count("have coffee") == 1
+    assert set(hours) == set(range(7, 24))

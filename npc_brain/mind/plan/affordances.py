@@ -40,6 +40,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "television": ("watching television",),
 }
 ARENAS: dict[str, tuple[str, ...]] = {
+    "bedroom": ("resting", "getting ready for the day"),
     "cafe": ("having breakfast", "having lunch", "meeting friends", "reading the paper"),
     "classroom": ("attending class", "teaching a class"),
     "common room": ("relaxing", "chatting with friends"),
@@ -49,6 +50,7 @@ ARENAS: dict[str, tuple[str, ...]] = {
     "living room": ("relaxing", "spending time with family", "having dinner"),
     "park": ("taking a walk", "going for a run", "relaxing outdoors"),
     "pub": ("having dinner", "having a drink"),
+    "room": ("resting", "tidying up the room"),
     "store": ("shopping", "serving customers", "stocking the shelves"),
 }
 SLEEPING_PLACES = ("bed",)
@@ -79,14 +81,13 @@ def affordances(address: str) -> tuple[str, ...]:
     """What can be done at the address: its object's activities, or its arena's."""
     named = parts(address)
     if len(named) >= 3:
-        thing = named[2].lower()
-        return OBJECTS.get(thing) or (f"using the {thing}",)
+        return OBJECTS.get(named[2].lower()) or (f"using the {named[2]}",)
     if len(named) == 2:
         arena = named[1].lower()
         known = ARENAS.get(arena) or next(
-            (acts for name, acts in ARENAS.items() if arena.endswith(name)), None
+            (acts for name, acts in ARENAS.items() if arena.endswith(" " + name)), None
         )
-        return known or (f"spending time in the {arena}",)
+        return known or (f"spending time in the {named[1]}",)
     return ("spending time there",)
 
 

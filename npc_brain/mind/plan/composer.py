@@ -28,12 +28,14 @@ from npc_brain.mind.plan.skeleton import (
     day_plan,
     is_activity,
     item_of,
+    settle,
     skeleton_of,
 )
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord, Persona
 
-EVERYDAY = ("read a book", "take a walk", "relax at home", "tidy up at home", "meet friends")
+EVERYDAY = ("read a book", "take a walk", "meet friends")
+EVENING = ("relax at home", "read a book", "tidy up at home", "call a friend")
 MEALS = ("breakfast", "lunch", "dinner")
 REQUIRED_BONUS, LIFESTYLE_BONUS = 0.3, 0.15  # candidates the persona names itself
 NAMED_PLACE_BONUS = 0.3  # a place the activity names ("open Hobbs Cafe")
@@ -57,7 +59,7 @@ class Composer:
         places = world.store.places(agent.agent_id)
         candidates = _candidates(skeleton, persona, places)
         fit = await self._fit(persona, skeleton, candidates)
-        fixed, free = compose(skeleton, extra, candidates, fit)
+        fixed, free = compose(skeleton, extra, candidates, fit, EVENING)
         chosen: dict[int, str] = {}
         if free:
             chosen = await self._f.think(
@@ -69,7 +71,7 @@ class Composer:
                 game_time=today,
                 supersede="plan",
             )
-        return day_plan(skeleton, {**fixed, **chosen})
+        return day_plan(skeleton, settle(fixed, free, chosen))
 
     def revise(
         self, plan: DayPlan, now: GameTime, today: GameTime, heard: Sequence[str]
@@ -163,7 +165,7 @@ def _candidates(skeleton: Skeleton, persona: Persona, places: Sequence[str]) -> 
     for place in places:
         if not is_sleeping_place(place):
             found += affordances(place)
-    found += EVERYDAY
+    found += [*EVERYDAY, *EVENING]
     usable = [
         c
         for c in found

@@ -21,7 +21,9 @@ from npc_brain.persona import Persona
 
 DEFAULT_WAKE, DEFAULT_BED = 7, 23
 MORNING, AFTERNOON, EVENING = (8, 11), (13, 17), (18, 21)
-LUNCH, DINNER = 12, 18
+MEALS = {"breakfast": (7, 9), "lunch": (12, 13), "dinner": (18, 20)}
+EVENING_START = 20  # from then on, the evening's candidates come first
+ONE_OFF_VERBS = {"have", "open", "close", "walk", "go", "buy", "visit", "invite", "meet"}
 OPTIONS_PER_HOUR = 3
 MAX_HOURS_EACH = 3  # an activity that is not fixed fills at most this many hours
 
@@ -172,12 +174,14 @@ def compose(
     extra: Sequence[Item],
     candidates: Sequence[str],
     fit: Mapping[str, float],
+    evening: Sequence[str] = (),
 ) -> tuple[dict[int, str], dict[int, list[str]]]:
     """Lays the skeleton on the waking hours: (fixed hours -> activity, free hours ->
     ranked options). Fixed items and remembered commitments take their hours, meals
-    theirs, required items the best free hour of their window; every other waking
-    hour gets the OPTIONS_PER_HOUR best candidates by `fit` (higher is better), an
-    activity used MAX_HOURS_EACH times no longer offered."""
+    theirs (a requirement that names the meal, "have breakfast at Hobbs Cafe", is that
+    meal), required items the best free hour of their window; every other waking hour
+    gets the OPTIONS_PER_HOUR best candidates by `fit` (higher is better; from EVENING
+    on, the `evening` ones first), none used up (see `cap`) or just done."""
     hours = list(skeleton.waking_hours)
     fixed: dict[int, str] = {}
     for item in [*extra, *skeleton.items]:
@@ -185,22 +189,24 @@ def compose(
             for h in range(item.hour, item.hour + item.hours):
                 if h in hours and h not in fixed:
                     fixed[h] = item.activity
-    if not any("breakfast" in a.lower() for a in fixed.values()):
-        _place(fixed, hours, "have breakfast", (skeleton.wake, skeleton.wake + 1))
-    if not any("lunch" in a.lower() for a in fixed.values()):
-        _place(fixed, hours, "have lunch", (LUNCH, LUNCH + 1))
-    if not any("dinner" in a.lower() for a in fixed.values()):
-        _place(fixed, hours, "have dinner", (DINNER, DINNER + 2))
+    untimed = [i for i in skeleton.items if i.hour is None and i.required]
+    for meal, window in MEALS.items():
+        if any(meal in a.lower() for a in fixed.values()):
+            continue
+        named = next((i for i in untimed if meal in i.activity.lower()), None)
+        if named is not None:
+            untimed.remove(named)
+        first = skeleton.wake if meal == "breakfast" else window[0]
+        _place(fixed, hours, named.activity if named else f"have {meal}", (first, window[1]))
     # Required items go after the day's first fixed commitment (serving customers comes
     # after opening the cafe), in the part of the day they name.
-    meals = ("breakfast", "lunch", "dinner")
-    committed = [h for h, a in fixed.items() if not any(m in a.lower() for m in meals)]
+    committed = [h for h, a in fixed.items() if not _is_meal(a)]
     after = min(committed, default=skeleton.wake) + 1
-    for item in skeleton.items:
-        if item.hour is None and item.required:
-            _place(fixed, hours, item.activity, item.window or (after, hours[-1]))
+    for item in untimed:
+        _place(fixed, hours, item.activity, item.window or (after, hours[-1]))
     used = {a: list(fixed.values()).count(a) for a in set(fixed.values())}
     ranked = sorted(candidates, key=lambda c: -fit.get(c, 0.0))
+    late = [c for c in ranked if c in evening] + [c for c in ranked if c not in evening]
     duties = {i.activity for i in skeleton.items if i.required}
     free: dict[int, list[str]] = {}
     for h in hours:
@@ -208,8 +214,8 @@ def compose(
             continue
         options = [
             c
-            for c in ranked
-            if used.get(c, 0) < MAX_HOURS_EACH
+            for c in (late if h >= EVENING_START else ranked)
+            if used.get(c, 0) < cap(c)
             and c != fixed.get(h - 1)
             and not (h < after and c in duties)  # duties come after the first commitment
         ]
@@ -217,6 +223,28 @@ def compose(
         free[h] = options
         used[options[0]] = used.get(options[0], 0) + 1  # the likeliest choice, for variety
     return dict(sorted(fixed.items())), free
+
+
+def settle(
+    fixed: Mapping[int, str], free: Mapping[int, Sequence[str]], chosen: Mapping[int, str]
+) -> dict[int, str]:
+    """Every waking hour's activity: the fixed ones, and the chosen ones where no
+    activity passes its `cap` (else the hour's next option that does not)."""
+    hours = dict(fixed)
+    used = {a: list(fixed.values()).count(a) for a in set(fixed.values())}
+    for h in sorted(free):
+        options = [chosen.get(h, free[h][0]), *free[h]]
+        pick = next((o for o in options if used.get(o, 0) < cap(o)), options[0])
+        hours[h] = pick
+        used[pick] = used.get(pick, 0) + 1
+    return dict(sorted(hours.items()))
+
+
+def cap(activity: str) -> int:
+    """How many hours of a day an activity may fill, fixed hours aside: a one-off
+    ("have coffee", "walk in the park") one, anything else MAX_HOURS_EACH."""
+    first = activity.split(" ", 1)[0].lower()
+    return 1 if first in ONE_OFF_VERBS else MAX_HOURS_EACH
 
 
 def day_plan(skeleton: Skeleton, hours: Mapping[int, str]) -> DayPlan:
@@ -237,6 +265,10 @@ def _place(fixed: dict[int, str], hours: list[int], activity: str, window: tuple
     within = [h for h in free if first <= h <= last] or [h for h in free if h > last]
     if within:
         fixed[within[0]] = activity
+
+
+def _is_meal(activity: str) -> bool:
+    return any(meal in activity.lower() for meal in MEALS)
 
 
 def _same(a: Item, b: Item) -> bool:
