@@ -219,7 +219,8 @@ def compose(
             and c != fixed.get(h - 1)
             and not (h < after and c in duties)  # duties come after the first commitment
         ]
-        options = options[:OPTIONS_PER_HOUR] or ranked[:1]
+        pool = late if h >= EVENING_START else ranked
+        options = options[:OPTIONS_PER_HOUR] or sorted(pool, key=lambda c: used.get(c, 0))[:1]
         free[h] = options
         used[options[0]] = used.get(options[0], 0) + 1  # the likeliest choice, for variety
     return dict(sorted(fixed.items())), free
