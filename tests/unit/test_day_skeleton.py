@@ -3,7 +3,13 @@ day laid out on the waking hours, what places afford, and the choices' fallbacks
 
 from __future__ import annotations
 
-from npc_brain.mind.plan.affordances import affordances, describe, is_sleeping_place
+from npc_brain.mind.plan.affordances import (
+    affordances,
+    describe,
+    for_staff_only,
+    is_sleeping_place,
+    works_at,
+)
 from npc_brain.mind.plan.choices import Option, parse_chosen_steps, parse_hours
 from npc_brain.mind.plan.skeleton import (
     commitments,
@@ -141,3 +147,9 @@ def test_a_requirement_that_names_a_meal_is_that_meal_and_one_offs_happen_once()
     hours = settle(fixed, free, {h: "have coffee" for h in free})
     assert list(hours.values()).count("have coffee") == 1
     assert set(hours) == set(range(7, 24))
+
+
+def test_staff_objects_are_for_those_who_work_there() -> None:
+    assert for_staff_only(COUNTER) and not for_staff_only("the Ville:Hobbs Cafe:cafe")
+    assert works_at("owns Hobbs Cafe", COUNTER)
+    assert not works_at("a retired navy officer", COUNTER)

@@ -54,6 +54,17 @@ ARENAS: dict[str, tuple[str, ...]] = {
     "store": ("shopping", "serving customers", "stocking the shelves"),
 }
 SLEEPING_PLACES = ("bed",)
+# Objects that only the people who work there use: a customer has coffee, it does not
+# make it at the cafe's machine.
+STAFF_OBJECTS = {
+    "bar",
+    "checkout counter",
+    "coffee machine",
+    "counter",
+    "refrigerator",
+    "shelves",
+    "stove",
+}
 
 
 def parts(address: str) -> list[str]:
@@ -93,3 +104,15 @@ def affordances(address: str) -> tuple[str, ...]:
 
 def is_sleeping_place(address: str) -> bool:
     return spot(address).lower() in SLEEPING_PLACES
+
+
+def for_staff_only(address: str) -> bool:
+    """True for an object only those who work at its place use (a cafe's counter)."""
+    named = parts(address)
+    return len(named) >= 3 and named[2].lower() in STAFF_OBJECTS
+
+
+def works_at(occupation: str, address: str) -> bool:
+    """Whether an occupation ("owns Hobbs Cafe") names the address's sector."""
+    named = parts(address)
+    return bool(named) and named[0].lower() in occupation.lower()

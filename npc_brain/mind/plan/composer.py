@@ -18,7 +18,14 @@ import numpy as np
 from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.mind.faculties import Faculties
-from npc_brain.mind.plan.affordances import affordances, describe, is_sleeping_place, parts
+from npc_brain.mind.plan.affordances import (
+    affordances,
+    describe,
+    for_staff_only,
+    is_sleeping_place,
+    parts,
+    works_at,
+)
 from npc_brain.mind.plan.choices import Option, choose_hours, choose_steps
 from npc_brain.mind.plan.prompts import Block, DayPlan, Step
 from npc_brain.mind.plan.skeleton import (
@@ -96,7 +103,7 @@ class Composer:
         places: list[str],
         before: Sequence[Step],
     ) -> list[Step]:
-        options = await self.options(activity, places)
+        options = await self.options(activity, places, agent.persona)
         return await self._f.think(
             world,
             agent,
@@ -107,10 +114,16 @@ class Composer:
             supersede="decompose",
         )
 
-    async def options(self, activity: str, places: Sequence[str]) -> list[Option]:
+    async def options(self, activity: str, places: Sequence[str], persona: Persona) -> list[Option]:
         """The activity at the place that fits it best, then what the fitting places
-        afford that is like it: at most MAX_OPTIONS (activity, place) pairs."""
-        awake = [p for p in places if not is_sleeping_place(p)] or list(places)
+        afford that is like it: at most MAX_OPTIONS (activity, place) pairs. Beds are
+        for sleep, and a place's staff objects for those who work there."""
+        occupation = f"{persona.learned}. {persona.currently}"
+        awake = [
+            p
+            for p in places
+            if not is_sleeping_place(p) and (not for_staff_only(p) or works_at(occupation, p))
+        ] or list(places)
         texts = [f"{describe(p)}: {', '.join(affordances(p))}" for p in awake]
         vectors = await self._f.embed([activity, *texts])
         scores = vectors[1:] @ vectors[0]

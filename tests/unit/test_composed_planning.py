@@ -1,0 +1,59 @@
+"""The composed planner through the Brain, with a fake model that always takes the first
+option: the day follows the persona, steps happen at fitting places, sleep is state."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from npc_brain.llm.fakes import SchemaChat
+from npc_brain.memory.records import MemoryKind, Observation
+from npc_brain.persona import Persona
+from tests.conftest import make_brain
+
+FEB_13 = 1_676_246_400.0  # midnight UTC
+HOUR = 3600.0
+CAFE = "the Ville:Hobbs Cafe:cafe"
+COUNTER = "the Ville:Hobbs Cafe:cafe:counter"
+TOWN = [CAFE, COUNTER, "the Ville:Oak Hill College:library", "the Ville:Johnson Park:park"]
+ISABELLA = Persona(
+    "Isabella Rodriguez",
+    learned="owns Hobbs Cafe",
+    lifestyle="wakes up at 6 am, opens the cafe at 8 am, goes to bed around 11 pm",
+    home_address="the Ville:Isabella's apartment:main room:bed",
+    daily_requirements=("serve the customers",),
+)
+SAM = Persona(
+    "Sam Moore",
+    learned="a retired navy officer",
+    lifestyle="wakes up at 6 am, goes to bed at 10 pm",
+    home_address="the Ville:Moore house:Sam's bedroom",
+    daily_requirements=("have coffee at Hobbs Cafe in the morning",),
+)
+
+
+def test_a_composed_day_follows_the_persona(tmp_path: Path) -> None:
+    chat = SchemaChat(text="serve the customers")
+    brain = make_brain(tmp_path, chat)
+
+    async def scenario() -> None:
+        for agent_id, persona in (("isabella", ISABELLA), ("sam", SAM)):
+            await brain.upsert_agent("", agent_id, persona, FEB_13)
+            await brain.perceive("", agent_id, FEB_13 + 5 * HOUR, [], TOWN)
+        opening, _ = await brain.act("", "isabella", FEB_13 + 8.5 * HOUR, 10_000)
+        assert opening.description == "open the cafe"
+        assert opening.address.startswith("the Ville:Hobbs Cafe")
+        plans = await brain.list_memories("", "isabella", kinds=[MemoryKind.PLAN])
+        plan = plans.memories[-1].description
+        assert "wake up at 6:00" in plan and "8:00 open the cafe" in plan
+        assert "9:00 serve the customers" in plan and plan.endswith("23:00 sleeping")
+        night, _ = await brain.act("", "isabella", FEB_13 + 23.5 * HOUR, 10_000)
+        assert "sleep" in night.description
+        for hour in (8.2, 9.2, 10.2, 11.2):  # Sam's coffee: a customer, never at the counter
+            action, _ = await brain.act("", "sam", FEB_13 + hour * HOUR, 10_000)
+            assert action.address != COUNTER and action.object_state == ""
+
+    asyncio.run(scenario())
+    world = brain._worlds.get("default")  # noqa: SLF001 - the state under test
+    assert world.mind("isabella").asleep  # sleep is state, set by the planner
+    asyncio.run(brain.perceive("", "isabella", FEB_13 + 23.6 * HOUR, [Observation("owl")], TOWN))
