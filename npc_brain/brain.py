@@ -8,21 +8,53 @@ workers; the event loop only waits on them as long as the caller allows.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 
 from npc_brain import validation
 from npc_brain.action import Action, Line
 from npc_brain.config import Settings
-from npc_brain.errors import NotFound
+from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRange, read_page
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation, ScoredMemory
 from npc_brain.memory.retrieval import Weights
+from npc_brain.memory.stream import Query
 from npc_brain.mind.minds import Minds, TickResult
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.usage import UsageLedger, UsageSummary
 from npc_brain.mind.world import World, WorldRegistry
 from npc_brain.persona import AgentRecord, Persona, Switches
 from npc_brain.snapshots import SnapshotInfo, Snapshots
+
+RECENT_SECONDS = 24 * 3600.0  # AgentView.recent_memories: created in the last game day
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """What an agent is up to, read without changing anything (the memory inspector's
+    world and agent pages): its mind state and a summary of its memory stream."""
+
+    action: Action | None
+    asleep: bool
+    talking: bool
+    busy_with: tuple[str, ...]  # background work under way: "decide", "react", "reflect"
+    wake_hour: int | None  # today's plan (planning on): wake-up hour and blocks
+    plan: tuple[tuple[int, str], ...]  # (hour, activity), in order
+    plan_day: GameTime | None  # the midnight that starts the plan's day
+    memories: int
+    recent_memories: int  # created in the game day before latest_game_time
+    latest_game_time: GameTime | None  # the latest game time the agent's state shows
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A retrieval explained: what Retrieve would answer (`chosen`, best first) and
+    every memory the query may return, with its terms (`ranked`, best first)."""
+
+    weights: Weights
+    k: int
+    chosen: list[ScoredMemory]
+    ranked: list[ScoredMemory]
 
 
 class Brain:
@@ -234,6 +266,86 @@ class Brain:
     async def list_snapshots(self, world_id: str) -> list[SnapshotInfo]:
         """The world's save slots, oldest first."""
         return await self._snapshots.of_world(validation.world_id(world_id))
+
+    # Inspection: read-only views for the memory inspector ---------------------------
+
+    def world_ids(self) -> list[str]:
+        """The worlds in the data directory, open or not."""
+        folder = self._settings.data_dir / "worlds"
+        if not folder.is_dir():
+            return []
+        found = []
+        for path in sorted(folder.glob("*.sqlite3")):
+            try:
+                found.append(validation.world_id(path.stem))
+            except InvalidArgument:
+                continue  # not a file this server wrote
+        return found
+
+    async def agent_ids(self, world_id: str) -> list[str]:
+        """Every agent of the world, by id."""
+        return self._world(world_id).store.agent_ids()
+
+    async def agent_view(self, world_id: str, agent_id: str) -> AgentView:
+        """The agent's mind state and memory summary; changes nothing, calls no model."""
+        world, agent = self._agent(world_id, agent_id)
+        mind = world.mind(agent.agent_id)
+        summary = world.store.memory_summary(agent.agent_id, RECENT_SECONDS)
+        action = mind.action
+        latest = summary.latest
+        if action is not None and (latest is None or action.start > latest):
+            latest = action.start
+        plan = mind.plan
+        return AgentView(
+            action=action,
+            asleep=mind.asleep,
+            talking=mind.talking,
+            busy_with=tuple(sorted(mind.tasks)),
+            wake_hour=None if plan is None else plan.wake_hour,
+            plan=() if plan is None else tuple((b.hour, b.activity) for b in plan.blocks),
+            plan_day=mind.plan_day,
+            memories=summary.count,
+            recent_memories=summary.recent,
+            latest_game_time=latest,
+        )
+
+    async def explain_retrieval(
+        self,
+        world_id: str,
+        agent_id: str,
+        game_time: GameTime,
+        query: str,
+        k: int = 0,
+        weights: Weights | None = None,
+        kinds: Sequence[MemoryKind] = (),
+        created: TimeRange = ANY_TIME,
+    ) -> Explanation:
+        """What `retrieve` with these arguments would answer now, and the terms of every
+        memory it could have returned; unlike `retrieve`, nothing is marked accessed.
+
+        The query is the one Faculties.recall builds (same embedding, weights, decay and
+        filters) and `chosen` comes from the same AgentStream.retrieve, so its numbers
+        are the Retrieve RPC's, as long as nothing changes in between.
+        """
+        world, agent = self._agent(world_id, agent_id)
+        validation.text("query", query, limit=self._limits.text)
+        validation.int_range("k", k, 0, 100)
+        validation.items("kinds", kinds, self._limits.items)
+        validation.weights(weights)
+        faculties = self._minds.faculties
+        (vector,) = await faculties.embed([query])
+        stream = world.stream(agent.agent_id)
+        asked = Query(
+            vector,
+            game_time,
+            k or self._settings.retrieve_k,
+            faculties.weights(weights),
+            self._settings.recency_decay,
+            kinds,
+            created.after,
+            created.before,
+        )
+        return Explanation(asked.weights, asked.k, stream.retrieve(asked), stream.score_all(asked))
 
     # Helpers ---------------------------------------------------------------------
 

@@ -35,6 +35,21 @@ def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
 def _add_setting_flag(group: argparse._ArgumentGroup, field: dataclasses.Field[Any]) -> None:
     low, high = field.metadata["low"], field.metadata["high"]
     bounds = f" [{low}..{high}]" if low is not None else ""
+    if field.default is True:  # on by default: `--no-inspector` turns it off
+        flag = field.name.replace("_", "-")
+        env = f"{ENV_PREFIX}{field.name.upper()}"
+        group.add_argument(
+            "--" + flag,
+            dest=field.name,
+            default=None,
+            action="store_const",
+            const=True,
+            help=f"{field.metadata['help']} (default: on; --no-{flag} or env {env}=0: off)",
+        )
+        group.add_argument(
+            "--no-" + flag, dest=field.name, action="store_const", const=False, help="turn it off"
+        )
+        return
     if isinstance(field.default, bool):  # a switch: `--insecure` alone turns it on
         group.add_argument(
             "--" + field.name.replace("_", "-"),

@@ -112,6 +112,9 @@ class Settings:
     http_cors_origins: str = _server(
         "", "browser origins (comma-separated; * for any) that may call the HTTP gateway"
     )
+    inspector: bool = _server(
+        True, "serve the memory inspector, a web page, at /inspect on the HTTP gateway"
+    )
     data_dir: Path = _server(Path("npc-brain-data"), "where worlds (SQLite files) are kept")
 
     # Embedded models and sampling.

@@ -49,6 +49,15 @@ class Perception:
     vectors: NDArray[np.float32]
 
 
+@dataclass(frozen=True)
+class MemorySummary:
+    """An agent's memory count, recent count and latest game time (WorldStore.memory_summary)."""
+
+    count: int
+    recent: int
+    latest: GameTime | None
+
+
 class WorldStore:
     """All durable state of one world. Thread-safe; every write is one transaction."""
 
@@ -158,6 +167,12 @@ class WorldStore:
             self._agents[agent_id] = agent
             return agent
 
+    def agent_ids(self) -> list[str]:
+        """Every agent of the world, by id."""
+        with self._lock:
+            rows = self._db.execute("SELECT agent_id FROM agents ORDER BY agent_id").fetchall()
+        return [str(agent_id) for (agent_id,) in rows]
+
     # Memories --------------------------------------------------------------------
 
     def add_memories(
@@ -222,6 +237,22 @@ class WorldStore:
                 (*args, limit),
             ).fetchall()
         return [_record(row) for row in rows]
+
+    def memory_summary(self, agent_id: str, recent_seconds: float) -> MemorySummary:
+        """How many memories an agent has, the latest game time they show (created or
+        last accessed), and how many were created in the `recent_seconds` before it."""
+        with self._lock:
+            count, latest = self._db.execute(
+                "SELECT COUNT(*), MAX(last_accessed) FROM memories WHERE agent_id = ?",
+                (agent_id,),
+            ).fetchone()
+            recent = 0
+            if latest is not None:
+                (recent,) = self._db.execute(
+                    "SELECT COUNT(*) FROM memories WHERE agent_id = ? AND created >= ?",
+                    (agent_id, float(latest) - recent_seconds),
+                ).fetchone()
+        return MemorySummary(int(count), int(recent), None if latest is None else float(latest))
 
     def forget(self, agent_id: str, memory_id: int) -> bool:
         """Deletes a memory for good; False when the agent has no such memory."""

@@ -213,6 +213,19 @@ class AgentStream:
             return self._retrieve_exactly(query, allowed, recency)
         return self._retrieve_from_candidates(query, allowed, count, recency)
 
+    def score_all(self, query: Query) -> list[ScoredMemory]:
+        """Every memory the query may return with its exact terms, best first; `k` is
+        ignored and nothing is marked accessed. Up to `exact_limit` memories this is the
+        very scoring `retrieve` does, so its first k are retrieve's answer, number for
+        number; beyond, retrieve's relevance range comes from its candidates and may
+        differ in the last digits."""
+        allowed = self._allowed(query)
+        count = int(allowed.sum())
+        if count == 0:
+            return []
+        recency = recency_score(self._last_accessed.data, query.now, query.decay)
+        return self._retrieve_exactly(replace(query, k=count), allowed, recency)
+
     def _allowed(self, query: Query) -> NDArray[np.bool_]:
         allowed = self._alive.data & (self._expires.data > query.now)
         if query.kinds:

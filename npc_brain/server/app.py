@@ -19,6 +19,7 @@ from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
 from npc_brain.mind.world import WorldRegistry
 from npc_brain.server.auth import check_exposure
 from npc_brain.server.http import HttpServer, create_http_server
+from npc_brain.server.inspector import Inspector
 from npc_brain.server.registration import add_brain_to_server
 from npc_brain.server.servicer import BrainServicer
 from npc_brain.v1 import brain_pb2
@@ -77,20 +78,23 @@ async def create_server(brain: Brain, address: str) -> tuple[grpc.aio.Server, in
 async def create_http_gateway(
     brain: Brain, host: str, port: int, cors_origins: str = ""
 ) -> HttpServer:
-    """The HTTP/JSON door to the same servicer, with the same message size limit.
+    """The HTTP/JSON door to the same servicer, with the same message size limit, and
+    the memory inspector at /inspect unless the `inspector` setting is off.
 
     `cors_origins`: browser origins allowed to call it, comma-separated ("*": any).
     """
     settings = brain.settings
     origins = [origin.strip() for origin in cors_origins.split(",") if origin.strip()]
+    servicer = BrainServicer(brain)
     return await create_http_server(
-        BrainServicer(brain),
+        servicer,
         host,
         port,
         max_body_bytes=settings.max_message_bytes,
         cors_origins=origins,
         max_connections=settings.http_max_connections,
         ssl_context=tls_context(settings),
+        inspector=Inspector(servicer, brain) if settings.inspector else None,
     )
 
 
@@ -126,6 +130,13 @@ async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
     print(f"npc-brain serving npc_brain.v1.Brain on {settings.host}:{port}", flush=True)
     if http_server is not None:
         print(f"npc-brain serving HTTP/JSON on {settings.host}:{http_server.port}", flush=True)
+        if settings.inspector:
+            scheme = "https" if settings.tls_cert else "http"
+            print(
+                f"npc-brain memory inspector on {scheme}://{settings.host}:{http_server.port}"
+                "/inspect" + ("?token=<token>" if settings.token else ""),
+                flush=True,
+            )
     log.info(
         "token %s; TLS %s",
         "required" if settings.token else "not required",

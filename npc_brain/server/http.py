@@ -11,7 +11,8 @@ dependency, keep-alive, bodies capped at the gRPC message limit, no traceback ev
 reaches a client. Browser pages may call it only from the origins it is given (CORS);
 requiring `application/json` keeps other pages from sending "simple" cross-site POSTs.
 The servicer's token is checked before a body is parsed; connections beyond a cap are
-answered 429 and closed; an SSL context puts the door on TLS.
+answered 429 and closed; an SSL context puts the door on TLS. Paths under /inspect go to
+the memory inspector (server/inspector), when it is on.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import contextlib
 import logging
 import ssl
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import grpc
 
@@ -42,6 +44,9 @@ from npc_brain.server.http_protocol import (
     write_response,
 )
 
+if TYPE_CHECKING:
+    from npc_brain.server.inspector import Inspector
+
 log = logging.getLogger(__name__)
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
@@ -60,8 +65,10 @@ class HttpServer:
         cors_origins: Iterable[str] = (),
         max_connections: int = 256,
         ssl_context: ssl.SSLContext | None = None,
+        inspector: Inspector | None = None,
     ) -> None:
         self._gateway = gateway
+        self._inspector = inspector  # serves /inspect when set
         self._max_body = max_body_bytes
         self._cors_origins = frozenset(cors_origins)
         self._max_connections = max_connections
@@ -160,6 +167,17 @@ class HttpServer:
     async def _respond(self, request: Request, writer: asyncio.StreamWriter, peer: str) -> bool:
         """Answers one request; returns whether the connection may serve another."""
         keep_alive = request.keep_alive and not self._stopping
+        if self._inspector is not None and self._inspector.serves(request.path):
+            page = await self._inspector.handle(request, peer)
+            await write_response(
+                writer,
+                page.status,
+                page.body,
+                content_type=page.content_type,
+                keep_alive=keep_alive,
+                headers=page.headers,
+            )
+            return keep_alive
         cors = self._cors_headers(request)
         route = self._gateway.route(request.path)
         if route is None:
@@ -243,14 +261,16 @@ async def create_http_server(
     cors_origins: Iterable[str] = (),
     max_connections: int = 256,
     ssl_context: ssl.SSLContext | None = None,
+    inspector: Inspector | None = None,
 ) -> HttpServer:
     """A started gateway for `servicer` (a BrainServicer) on host:port (0 picks a free port).
 
     Browser pages of `cors_origins` ("*": any) may call it (CORS); other pages may not.
-    Connections beyond `max_connections` are answered 429; `ssl_context` turns on TLS.
+    Connections beyond `max_connections` are answered 429; `ssl_context` turns on TLS;
+    `inspector` serves the memory inspector's pages under /inspect.
     """
     server = HttpServer(
-        Gateway(servicer), max_body_bytes, cors_origins, max_connections, ssl_context
+        Gateway(servicer), max_body_bytes, cors_origins, max_connections, ssl_context, inspector
     )
     await server.start(host, port)
     return server
