@@ -18,6 +18,10 @@ Sections (all by default; a full run takes about 10 minutes on 2 cores, --quick 
   (bench/retrieval.py, at 1k and 10k memories).
 - demo town: model calls and tokens per agent per awake game hour, from the report
   `npc-brain demo` writes (--demo-report; bench/demo_report.py).
+
+Run alone (each runs the demo, too slow for the suite): `python -m bench.demo_scale`
+(seconds per game hour as the town grows) and `python -m bench.days` (the free planner
+against the composed one: whether the agents' days make sense).
 """
 
 from __future__ import annotations

@@ -16,8 +16,10 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from npc_brain.action import Action
+from npc_brain.llm.base import Completion
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.memory.records import MemoryKind, NewMemory
+from npc_brain.mind.plan.prompts import Block, DayPlan
 from npc_brain.v1 import brain_pb2 as pb
 from tests.rpc.conftest import TwoDoors, two_doors
 
@@ -77,21 +79,26 @@ def at(minutes: float) -> Timestamp:
 
 
 @contextmanager
-def town(tmp_path: Path, **settings: object) -> Iterator[Town]:
-    """Serves the town until the block ends; `settings` go to the brain's Settings."""
+def town(tmp_path: Path, *, hostile: bool = False, **settings: object) -> Iterator[Town]:
+    """Serves the town until the block ends; `settings` go to the brain's Settings.
+    `hostile` adds mallory, whose persona and memories are markup."""
     settings.setdefault("token", TOKEN)
     chat = ScriptedChat(default={"rating": 3})
     with two_doors(tmp_path, chat, **settings) as doors:
-        yield seed(doors)
+        yield seed(doors, hostile)
 
 
-def seed(doors: TwoDoors) -> Town:
+def seed(doors: TwoDoors, hostile: bool = False) -> Town:
     stub = doors.stub
-    for agent_id, name, home in (
+    agents = [
         ("isabella", "Isabella Rodriguez", "the Ville:Isabella's apartment:main room"),
         ("klaus", "Klaus Mueller", "the Ville:Klaus's room:desk"),
-        ("mallory", '<b onmouseover="window.pwned = 1">Mallory</b>', "the Ville:<i>attic</i>"),
-    ):
+    ]
+    if hostile:
+        agents.append(
+            ("mallory", '<b onmouseover="window.pwned = 1">Mallory</b>', "the Ville:<i>attic</i>")
+        )
+    for agent_id, name, home in agents:
         persona = pb.Persona(
             name=name, age=34, innate="friendly, curious", home_address=home, currently="busy"
         )
@@ -113,7 +120,7 @@ def seed(doors: TwoDoors) -> Town:
         ),
         metadata=AUTH,
     )
-    for i, text in enumerate(HOSTILE):
+    for i, text in enumerate(HOSTILE if hostile else ()):
         stub.Perceive(
             pb.PerceiveRequest(
                 agent_id="mallory",
@@ -145,8 +152,22 @@ def seed(doors: TwoDoors) -> Town:
             "the Ville:Klaus's room:desk",
             T0 + 90 * 60,
             60,
-            "\U0001f4dd",
+            "\u270f",
         ),
+    )
+    _usage(doors)
+    _plan(
+        doors,
+        "isabella",
+        7,
+        [
+            (8, "open Hobbs Cafe"),
+            (9, "serve the morning customers"),
+            (12, "lunch"),
+            (13, "plan the Valentine's Day party"),
+            (17, "close the cafe"),
+            (22, "sleep"),
+        ],
     )
     return Town(doors, ids, reflection_id, evidence)
 
@@ -187,6 +208,32 @@ def _doing(doors: TwoDoors, agent_id: str, action: Action) -> None:
         brain._worlds.get("default").mind(agent_id).do(action)  # noqa: SLF001
 
     on_loop(doors, do())
+
+
+def _plan(doors: TwoDoors, agent_id: str, wake: int, blocks: list[tuple[int, str]]) -> None:
+    """Gives the agent today's plan, as the planner would."""
+    brain = doors.grpc.brain
+
+    async def plan() -> None:
+        mind = brain._worlds.get("default").mind(agent_id)  # noqa: SLF001
+        mind.plan = DayPlan(wake, tuple(Block(hour, activity) for hour, activity in blocks))
+        mind.plan_day = float(T0 - 8 * 3600)  # the midnight before T0
+
+    on_loop(doors, plan())
+
+
+def _usage(doors: TwoDoors) -> None:
+    """Model calls over the morning, as the agents' thinking would have recorded them."""
+    usage = doors.grpc.brain.usage
+    per_hour = {"plan": 1, "decompose": 3, "reaction": 1, "dialogue": 4}
+    for hour in range(3):
+        for kind, count in per_hour.items():
+            if kind == "plan" and hour:
+                continue
+            for agent_id in ("isabella", "klaus"):
+                for _ in range(count + hour):
+                    completion = Completion("{}", 300, 20)
+                    usage.record("default", agent_id, kind, completion, T0 - 3600 + hour * 3600)
 
 
 def set_action(doors: TwoDoors, agent_id: str, action: Action) -> None:

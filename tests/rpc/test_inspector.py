@@ -254,7 +254,7 @@ def test_an_amendment_is_a_new_author_memory_citing_the_old_one_which_is_kept(
 
 
 def test_memory_texts_are_always_escaped(tmp_path: Path) -> None:
-    with town(tmp_path) as t:
+    with town(tmp_path, hostile=True) as t:
         client = Browserless(t.port)
         pages = [
             "/inspect/world?world=default",

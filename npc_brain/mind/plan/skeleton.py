@@ -23,9 +23,12 @@ DEFAULT_WAKE, DEFAULT_BED = 7, 23
 MORNING, AFTERNOON, EVENING = (8, 11), (13, 17), (18, 21)
 MEALS = {"breakfast": (7, 9), "lunch": (12, 13), "dinner": (18, 20)}
 EVENING_START = 20  # from then on, the evening's candidates come first
-ONE_OFF_VERBS = {"have", "open", "close", "walk", "go", "buy", "visit", "invite", "meet"}
+ONE_OFF_VERBS = {
+    *("have", "open", "close", "walk", "go", "buy", "visit", "invite", "meet", "call", "take"),
+    *("having", "walking", "going", "buying", "visiting", "meeting", "calling", "taking"),
+}
 OPTIONS_PER_HOUR = 3
-MAX_HOURS_EACH = 3  # an activity that is not fixed fills at most this many hours
+MAX_HOURS_EACH = 2  # an activity that is not fixed fills at most this many hours
 
 _TIME = (
     r"(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)?(?![\d:])"

@@ -213,7 +213,7 @@ def _hour_chart(by_hour: Mapping[int, int]) -> str:
     return (
         f'<figure class="chart"><svg id="calls-by-hour" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="model calls per game hour">'
-        f'<text x="0" y="14" class="tick">{top}</text>'
+        f'<text x="2" y="14" class="label">{top} calls a game hour</text>'
         f'<line x1="28" y1="130" x2="{width}" y2="130" class="axis"/>{"".join(bars)}</svg>'
         "<figcaption>model calls per game hour (UTC hour of game time)</figcaption></figure>"
     )
@@ -358,7 +358,7 @@ def _now(world_id: str, v: AgentView) -> str:
         )
         plan = f"<p>Today's plan (wakes at {v.wake_hour}:00):</p><ol class=plan>{items}</ol>"
     return (
-        f"<p>{_doing(world_id, v)}</p><p>{_state(v)}</p>{plan}"
+        f"<p>{_doing(world_id, v)}</p><p>state: {_state(v)}</p>{plan}"
         f"<p class=muted>latest game time seen: {h(format_time(v.latest_game_time))}</p>"
     )
 
@@ -427,7 +427,10 @@ def memory_page(
         ("importance", f"{m.importance:g}"),
         ("source", ""),
         ("address", m.address),
-        ("subject / predicate / object", " / ".join(x for x in (m.subject, m.predicate, m.object))),
+        (
+            "subject / predicate / object",
+            " / ".join((m.subject, m.predicate, m.object)) if m.subject or m.object else "",
+        ),
         ("depth", str(m.depth) if m.depth else ""),
         ("expires", format_time(seconds(m.expires)) if m.HasField("expires") else ""),
     ]

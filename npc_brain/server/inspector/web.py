@@ -25,7 +25,7 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
     ),
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
-    ("Referrer-Policy", "no-referrer"),
+    ("Referrer-Policy", "same-origin"),  # no-referrer would make Origin "null" on POSTs
     ("Cache-Control", "no-store"),
 )
 
