@@ -137,6 +137,7 @@ def test_a_requirement_that_names_a_meal_is_that_meal_and_one_offs_happen_once()
     skeleton = skeleton_of(klaus)
     candidates = ["work on the research paper", "have coffee", "read a book", "relax at home"]
     candidates += ["take a walk", "meet friends", "tidy up at home", "call a friend"]
+    candidates += ["write notes", "do research", "play chess", "cook", "go shopping", "paint"]
     fit = {"have coffee": 2.0, "work on the research paper": 1.0, "read a book": 0.5}
     evening = ["relax at home", "tidy up at home", "call a friend"]
     fixed, free = compose(skeleton, [], candidates, fit, evening)

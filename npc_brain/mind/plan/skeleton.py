@@ -183,8 +183,9 @@ def compose(
     ranked options). Fixed items and remembered commitments take their hours, meals
     theirs (a requirement that names the meal, "have breakfast at Hobbs Cafe", is that
     meal), required items the best free hour of their window; every other waking hour
-    gets the OPTIONS_PER_HOUR best candidates by `fit` (higher is better; from EVENING
-    on, the `evening` ones first), none used up (see `cap`) or just done."""
+    gets the OPTIONS_PER_HOUR best candidates by `fit` (higher is better; the `evening`
+    ones only from EVENING_START, and first then), none used up (see `cap`) or just
+    done."""
     hours = list(skeleton.waking_hours)
     fixed: dict[int, str] = {}
     for item in [*extra, *skeleton.items]:
@@ -210,20 +211,22 @@ def compose(
     used = {a: list(fixed.values()).count(a) for a in set(fixed.values())}
     ranked = sorted(candidates, key=lambda c: -fit.get(c, 0.0))
     late = [c for c in ranked if c in evening] + [c for c in ranked if c not in evening]
+    daytime = [c for c in ranked if c not in evening]
     duties = {i.activity for i in skeleton.items if i.required}
     free: dict[int, list[str]] = {}
     for h in hours:
         if h in fixed:
             continue
+        pool = late if h >= EVENING_START else daytime
         options = [
             c
-            for c in (late if h >= EVENING_START else ranked)
+            for c in pool
             if used.get(c, 0) < cap(c)
             and c != fixed.get(h - 1)
             and not (h < after and c in duties)  # duties come after the first commitment
         ]
-        pool = late if h >= EVENING_START else ranked
-        options = options[:OPTIONS_PER_HOUR] or sorted(pool, key=lambda c: used.get(c, 0))[:1]
+        fallback = sorted(pool or ranked, key=lambda c: used.get(c, 0))[:1]
+        options = options[:OPTIONS_PER_HOUR] or fallback
         free[h] = options
         used[options[0]] = used.get(options[0], 0) + 1  # the likeliest choice, for variety
     return dict(sorted(fixed.items())), free
@@ -238,7 +241,8 @@ def settle(
     used = {a: list(fixed.values()).count(a) for a in set(fixed.values())}
     for h in sorted(free):
         options = [chosen.get(h, free[h][0]), *free[h]]
-        pick = next((o for o in options if used.get(o, 0) < cap(o)), options[0])
+        least = min(options, key=lambda o: used.get(o, 0))
+        pick = next((o for o in options if used.get(o, 0) < cap(o)), least)
         hours[h] = pick
         used[pick] = used.get(pick, 0) + 1
     return dict(sorted(hours.items()))
