@@ -206,6 +206,12 @@ class Settings:
         "requirements and commitments; the model chooses among options) or free (the "
         "model writes the plan, as in the paper; a 135M model's days make little sense)",
     )
+    grounded_replies: bool = _cognition(
+        True,
+        "replies rest on facts chosen for the question (its topic, the people it names) "
+        "and are checked: a degenerate reply, or one that names none of the facts, is drawn "
+        "again, then replaced by a plain sentence from the best fact",
+    )
     cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000
     )

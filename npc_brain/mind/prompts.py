@@ -30,3 +30,21 @@ def bullet_memories(memories: Sequence[MemoryRecord]) -> str:
 def one_of(options: Sequence[object]) -> dict[str, object]:
     """A JSON schema admitting exactly these values."""
     return {"enum": list(options)}
+
+
+_IRREGULAR = {"has": "have", "goes": "go", "does": "do", "is": "be"}
+
+
+def imperative(phrase: str) -> str:
+    """'opens the cafe' -> 'open the cafe' (the first word of a third-person phrase)."""
+    first, _, rest = phrase.strip().partition(" ")
+    low = first.lower()
+    if low in _IRREGULAR:
+        first = _IRREGULAR[low]
+    elif low.endswith("ies"):
+        first = first[:-3] + "y"
+    elif low.endswith(("ches", "shes", "sses", "xes")):
+        first = first[:-2]
+    elif low.endswith("s") and not low.endswith("ss"):
+        first = first[:-1]
+    return f"{first} {rest}".strip()

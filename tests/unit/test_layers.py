@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.plan.affordances",
         "npc_brain.mind.plan.skeleton",
         "npc_brain.mind.plan.choices",
+        "npc_brain.mind.talk.answers",
     ),
     ("npc_brain.mind.state", "npc_brain.mind.usage"),
     ("npc_brain.mind.world",),

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 from npc_brain.memory.records import GameTime
 from npc_brain.mind.plan.prompts import Block, DayPlan
+from npc_brain.mind.prompts import imperative
 from npc_brain.persona import Persona
 
 DEFAULT_WAKE, DEFAULT_BED = 7, 23
@@ -54,7 +55,6 @@ _EVENTS = re.compile(
     r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment))"
     r"(\s+at\s+(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",
 )
-_IRREGULAR = {"has": "have", "goes": "go", "does": "do", "is": "be"}
 
 
 @dataclass(frozen=True)
@@ -97,21 +97,6 @@ def is_activity(text: str) -> bool:
     """False for a time, a greeting or a non-activity ("10:00", "morning", "woke up")."""
     text = text.strip()
     return len(text) >= 3 and not _NOT_ACTIVITIES.match(text)
-
-
-def imperative(phrase: str) -> str:
-    """'opens the cafe' -> 'open the cafe' (the first word of a third-person phrase)."""
-    first, _, rest = phrase.strip().partition(" ")
-    low = first.lower()
-    if low in _IRREGULAR:
-        first = _IRREGULAR[low]
-    elif low.endswith("ies"):
-        first = first[:-3] + "y"
-    elif low.endswith(("ches", "shes", "sses", "xes")):
-        first = first[:-2]
-    elif low.endswith("s") and not low.endswith("ss"):
-        first = first[:-1]
-    return f"{first} {rest}".strip()
 
 
 def item_of(text: str, *, required: bool) -> Item | None:

@@ -54,6 +54,25 @@ def reply_messages(
     return [Message("system", system), Message("user", f"{speaker_name}: {utterance}")]
 
 
+def fact_messages(
+    persona: Persona,
+    now: GameTime,
+    facts: Sequence[str],
+    speaker_name: str,
+    utterance: str,
+) -> list[Message]:
+    """A reply's prompt that gives the facts it should rest on (or says there are none)."""
+    known = "\n".join(f"- {fact}" for fact in facts) or "- (nothing about this)"
+    system = (
+        f"You are {persona.name}.\n{persona.describe()}\n\nIt is {clock(now)}.\n"
+        f"What you know that bears on this:\n{known}\n\n"
+        f"Stay in character. Answer {speaker_name} in one or two short sentences, in "
+        f"your own words, using what you know. If you know nothing about it, say so. "
+        f"Answer with JSON."
+    )
+    return [Message("system", system), Message("user", f"{speaker_name}: {utterance}")]
+
+
 def stream_reply(
     chat: ChatModel,
     messages: Sequence[Message],

@@ -1,22 +1,47 @@
-"""Converse: a reply streamed while the model writes it, then remembered by both lines."""
+"""Converse: a reply streamed while the model writes it, resting on facts code chose.
+
+With `grounded_replies` (the default) the question is first understood without a model
+call: its topic (the paper's interview categories: self, a person, plans, memory, news,
+reflections) is the nearest of a few anchor sentences, and the people it names are
+looked up. The facts the reply should rest on are then gathered for that topic (the
+persona, memories of the person, today's plan, recent memories, important news, the
+agent's reflections; the agent's ablation switches apply) and given to the model. The
+reply streams as it is written; if it is degenerate or names none of the facts it is
+drawn again (not streamed: the final Utterance is the reply as stored), then replaced
+by a plain sentence built from the best fact, or an honest "I don't know".
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from npc_brain.action import Line
-from npc_brain.llm.base import ChatModel, Completion
+from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.llm.scheduler import Priority
-from npc_brain.memory.records import GameTime
+from npc_brain.memory.records import GameTime, MemoryKind
+from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.faculties import Faculties
-from npc_brain.mind.talk.prompts import Reply, reply_messages, stream_reply
+from npc_brain.mind.talk.answers import (
+    TOPICS,
+    degenerate,
+    grounded,
+    names_in,
+    plain_answer,
+    trimmed,
+)
+from npc_brain.mind.talk.prompts import Reply, fact_messages, reply_messages, stream_reply
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
 log = logging.getLogger(__name__)
+REDRAWS = 2  # a refused reply is drawn again this many times, then replaced
+FACTS = 5
+NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
 
 class _ListenerLeft(Exception):
@@ -41,8 +66,135 @@ class Replies:
         """Yields the reply's text pieces as they are generated, then the final Line."""
         speaker = world.store.get_agent(speaker_id)
         speaker_name = speaker.persona.name if speaker else speaker_id
-        recalled = await self._f.context(world, agent, game_time, utterance)
-        messages = reply_messages(agent.persona, game_time, recalled, speaker_name, utterance)
+        grounding = self._f.settings.grounded_replies
+        facts: list[str] = []
+        if grounding:
+            facts = await self.facts(world, agent, game_time, utterance, speaker_id)
+            messages = fact_messages(agent.persona, game_time, facts, speaker_name, utterance)
+        else:
+            recalled = await self._f.context(world, agent, game_time, utterance)
+            messages = reply_messages(agent.persona, game_time, recalled, speaker_name, utterance)
+        answer: Reply | None = None
+        async for event in self._stream(world, agent, messages):
+            if isinstance(event, str):
+                yield event
+            else:
+                answer = event
+        assert answer is not None  # _stream ends with the reply
+        text = answer.text
+        if grounding:
+            text = await self._checked(world, agent, messages, answer.text, facts)
+        text = text or "..."
+        if not interview:
+            exchange = [Line(speaker_id, utterance), Line(agent.agent_id, text)]
+            await self._f.remember_dialogue(
+                world, agent, speaker_id, speaker_name, exchange, game_time
+            )
+        yield Line(agent.agent_id, text, answer.end_conversation)
+
+    async def facts(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        utterance: str,
+        speaker_id: str = "",
+    ) -> list[str]:
+        """What a reply to `utterance` should rest on, most telling first."""
+        persona = agent.persona
+        topic = await self.topic(utterance)
+        people = {
+            other.agent_id: other.persona.name
+            for agent_id in world.store.agent_ids()
+            if agent_id not in (agent.agent_id, speaker_id)
+            and (other := world.store.get_agent(agent_id)) is not None
+        }
+        found: list[str] = []
+        if topic == "self" or not agent.memory_enabled:
+            found += _persona_facts(agent)
+        if not agent.memory_enabled:
+            return found[:FACTS]
+        for named in names_in(utterance, people):
+            found += await self._recalled(world, agent, game_time, people[named], 3)
+        if topic == "plans" and agent.planning_enabled:
+            plan = world.mind(agent.agent_id).plan
+            if plan is not None:
+                found.append(plan.describe(persona.name))
+            found += await self._recalled(
+                world, agent, game_time, utterance, 2, kinds=[MemoryKind.PLAN]
+            )
+        if topic == "news":
+            found += await self._recalled(world, agent, game_time, utterance, 3, NEWS_WEIGHTS)
+        if topic == "reflection" and agent.reflection_enabled:
+            found += await self._recalled(
+                world, agent, game_time, utterance, 3, kinds=[MemoryKind.REFLECTION]
+            )
+        off = {MemoryKind.REFLECTION} if not agent.reflection_enabled else set()
+        off |= {MemoryKind.PLAN} if not agent.planning_enabled else set()
+        kinds = [k for k in MemoryKind if k not in off] if off else []
+        found += await self._recalled(world, agent, game_time, utterance, 3, kinds=kinds)
+        return list(dict.fromkeys(trimmed(f) for f in found))[:FACTS]
+
+    async def topic(self, utterance: str) -> str:
+        """The question's topic: the one whose anchor sentence is nearest."""
+        anchors = [(topic, text) for topic, texts in TOPICS.items() for text in texts]
+        vectors = await self._f.embed([utterance, *(text for _, text in anchors)])
+        likeness = vectors[1:] @ vectors[0]
+        return anchors[int(np.argmax(likeness))][0]
+
+    async def _recalled(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        query: str,
+        k: int,
+        weights: Weights | None = None,
+        kinds: Sequence[MemoryKind] = (),
+    ) -> list[str]:
+        found = await self._f.recall(world, agent.agent_id, game_time, query, k, weights, kinds)
+        return [s.memory.description for s in found]
+
+    async def _checked(
+        self,
+        world: World,
+        agent: AgentRecord,
+        messages: list[Message],
+        text: str,
+        facts: list[str],
+    ) -> str:
+        """The reply if it is usable; else a redraw that is; else the plain answer."""
+        settings = self._f.settings
+        for attempt in range(REDRAWS + 1):
+            problem = degenerate(text, agent.persona)
+            if problem is None and not grounded(text, facts):
+                problem = "names none of the facts"
+            if problem is None:
+                return text
+            log.debug("reply of %s refused (%s): %r", agent.agent_id, problem, text)
+            if attempt == REDRAWS:
+                break
+            seed = settings.seed + attempt + 1
+
+            def redraw(chat: ChatModel, seed: int = seed) -> tuple[Reply, Completion]:
+                answer = stream_reply(
+                    chat,
+                    messages,
+                    max_tokens=settings.reply_max_tokens,
+                    temperature=settings.temperature,
+                    seed=seed,
+                    on_text=lambda _: None,
+                )
+                return answer, answer.completion
+
+            again = await self._f.think(world, agent, "converse", Priority.PLAYER_DIALOGUE, redraw)
+            text = again.text
+        return plain_answer(agent.persona, facts[0] if facts else None)
+
+    async def _stream(
+        self, world: World, agent: AgentRecord, messages: list[Message]
+    ) -> AsyncIterator[str | Reply]:
+        """The reply's text pieces as the model writes them, then the whole Reply."""
         pieces: asyncio.Queue[str | None] = asyncio.Queue()
         listening = True
         loop = asyncio.get_running_loop()
@@ -72,16 +224,18 @@ class Replies:
         try:
             while (piece := await pieces.get()) is not None:
                 yield piece
-            answer = await job
+            yield await job
         finally:
             listening = False
-        text = answer.text or "..."
-        if not interview:
-            exchange = [Line(speaker_id, utterance), Line(agent.agent_id, text)]
-            await self._f.remember_dialogue(
-                world, agent, speaker_id, speaker_name, exchange, game_time
-            )
-        yield Line(agent.agent_id, text, answer.end_conversation)
+
+
+def _persona_facts(agent: AgentRecord) -> list[str]:
+    p = agent.persona
+    facts = [f"{p.name} is {p.age} years old" if p.age else ""]
+    facts += [f"{p.name} {text}" for text in (p.learned, p.innate and f"is {p.innate}") if text]
+    facts += [f"{p.name} is {p.currently}" if p.currently else ""]
+    facts += [f"{p.name} {p.lifestyle}" if p.lifestyle else ""]
+    return [f for f in facts if f]
 
 
 def _close_queue(pieces: asyncio.Queue[str | None]) -> Callable[[asyncio.Future[Any]], None]:

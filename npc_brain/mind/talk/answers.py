@@ -1,0 +1,151 @@
+"""Answers a player can believe: what a question is about, and whether a reply is usable.
+
+Code decides what a reply rests on and checks it; the model only words it. The kinds of
+question follow the paper's interview categories, recognised by the nearest of a few
+anchor sentences (no model call). A reply is refused when it is degenerate (a role tag,
+a repetition loop, a bare name, a JSON fragment) or, when facts were given, names none
+of them; a refused reply is drawn again, then replaced by a plain sentence built from
+the best fact. Every function here is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from npc_brain.mind.prompts import imperative
+from npc_brain.persona import Persona
+
+# The paper's interview categories, plus the everyday ones a player brings.
+TOPICS: dict[str, tuple[str, ...]] = {
+    "self": (
+        "Tell me about yourself.",
+        "Who are you?",
+        "What do you do for a living?",
+        "How old are you?",
+        "What is your job?",
+    ),
+    "person": (
+        "Who is she?",
+        "What do you think of him?",
+        "Do you know that man?",
+        "Tell me about your friend.",
+        "How do you know her?",
+    ),
+    "plans": (
+        "What are you doing today?",
+        "What are your plans for tomorrow?",
+        "Where will you be this afternoon?",
+        "When do you open?",
+        "What is your schedule?",
+    ),
+    "memory": (
+        "What did you do yesterday?",
+        "Whom did you talk to today?",
+        "What happened this morning?",
+        "Have you been invited to any event?",
+        "Did you see anyone today?",
+    ),
+    "news": (
+        "Is anything special happening in town?",
+        "What's new?",
+        "Have you heard any news?",
+        "Is there an event this week?",
+        "Any gossip?",
+    ),
+    "reflection": (
+        "What matters most to you?",
+        "What have you learned lately?",
+        "How do you feel about your life?",
+        "What do you care about?",
+        "What worries you?",
+    ),
+}
+DONT_KNOW = "I'm not sure, I don't know anything about that."
+MAX_FACT_CHARS = 200
+_STOPWORDS = (
+    "a an the and or but if of to in on at by for with from about into over is are was "
+    "were be been being am do does did have has had i you he she it we they me him her us "
+    "them my your his its our their this that these those what who whom which when where "
+    "why how not no yes so very just also too there here then than some any all can could "
+    "would should will shall may might must know tell think said say says today "
+)
+_STOP = frozenset(_STOPWORDS.split())
+_ROLE_TAG = re.compile(r"(^|\s)(?:[A-Z]|Q|A|User|Assistant|System|Human)\s*:\s", re.MULTILINE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
+
+
+def key_terms(text: str) -> set[str]:
+    """The words that carry a text's content: no stopwords, lowercase, numbers kept."""
+    words = _WORD.findall(text)
+    return {w.lower() for w in words if (w.lower() not in _STOP and len(w) > 2) or w.isdigit()}
+
+
+def names_in(text: str, people: dict[str, str]) -> list[str]:
+    """The ids of the people (id -> full name) a text names, by full or first name."""
+    low = text.lower()
+    found = []
+    for agent_id, name in people.items():
+        first = name.split()[0].lower() if name.split() else ""
+        if name.lower() in low or (len(first) > 2 and re.search(rf"\b{re.escape(first)}\b", low)):
+            found.append(agent_id)
+    return found
+
+
+def degenerate(text: str, persona: Persona) -> str | None:
+    """Why a reply is unusable, or None: role tags, loops, a bare name, JSON, too short."""
+    stripped = text.strip()
+    words = _WORD.findall(stripped)
+    if len(words) < 2:
+        return "too short"
+    if _ROLE_TAG.search(stripped):
+        return "a role tag"
+    if any(c in stripped for c in "{}[]<>") or '"utterance"' in stripped:
+        return "a markup or JSON fragment"
+    bare = " ".join(w.lower() for w in words)
+    name = persona.name.lower()
+    if bare in (name, name.split()[0] if name else "") or set(bare.split()) <= set(name.split()):
+        return "only a name"
+    lowered = [w.lower() for w in words]
+    for size in (1, 2, 3):
+        grams = [tuple(lowered[i : i + size]) for i in range(len(lowered) - size + 1)]
+        looping = any(grams.count(g) >= (4 if size == 1 else 3) for g in set(grams))
+        if looping and (size > 1 or len(set(lowered)) < len(lowered) / 2):
+            return "a repetition loop"
+    return None
+
+
+def grounded(text: str, facts: Sequence[str]) -> bool:
+    """Whether a reply rests on a fact: it shares two content words with one (or a
+    name or number). With no facts, an honest 'I don't know' is grounded."""
+    if not facts:
+        return True
+    said = key_terms(text)
+    proper = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+|\d+", text[1:])}
+    for fact in facts:
+        shared = said & key_terms(fact)
+        if len(shared) >= 2 or shared & proper:
+            return True
+    return False
+
+
+def plain_answer(persona: Persona, fact: str | None) -> str:
+    """A plain first-person sentence from a fact ('Isabella Rodriguez is planning a
+    party' -> 'I am planning a party.'), or an honest 'I don't know'."""
+    if not fact:
+        return DONT_KNOW
+    fact = fact.strip().rstrip(".")
+    for name in (persona.name, persona.name.split()[0] if persona.name else ""):
+        if name and fact.startswith(name + "'s "):
+            return f"My {fact[len(name) + 3 :]}."
+        if name and fact.startswith(name + " "):
+            rest = fact[len(name) + 1 :]
+            verb, _, tail = rest.partition(" ")
+            if verb in ("is", "was"):
+                return f"I {'am' if verb == 'is' else 'was'} {tail}."
+            return f"I {imperative(rest)}."
+    return f"As far as I know, {fact[0].lower()}{fact[1:]}."
+
+
+def trimmed(fact: str) -> str:
+    return fact if len(fact) <= MAX_FACT_CHARS else fact[: MAX_FACT_CHARS - 3].rstrip() + "..."

@@ -1,0 +1,116 @@
+"""Grounded replies: what a question is about, the facts a reply rests on, degenerate or
+ungrounded replies drawn again and then replaced (scripted model, hashing embedder)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from npc_brain.action import Line
+from npc_brain.brain import Brain
+from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.memory.records import MemoryKind, Observation
+from npc_brain.mind.talk.answers import DONT_KNOW, degenerate, grounded, names_in, plain_answer
+from npc_brain.persona import Persona
+from tests.conftest import make_brain
+
+T0 = 1_676_300_000.0
+ISABELLA = Persona("Isabella Rodriguez", age=34, learned="owns Hobbs Cafe")
+PARTY = "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14"
+
+
+def reply(text: str) -> dict[str, object]:
+    return {"utterance": text, "end_conversation": False}
+
+
+def test_degenerate_replies_are_recognised() -> None:
+    assert degenerate("A: 123s, 123s, 123s, 123s", ISABELLA) == "a role tag"
+    assert degenerate("123s, 123s, 123s, 123s, 123s", ISABELLA) == "a repetition loop"
+    assert degenerate("Isabella Rodriguez", ISABELLA) == "only a name"
+    assert degenerate('{"utterance": "hi"}', ISABELLA) == "a markup or JSON fragment"
+    assert degenerate("Yes", ISABELLA) == "too short"
+    assert degenerate("The party starts at 5:00 pm, do come along!", ISABELLA) is None
+
+
+def test_a_reply_is_grounded_when_it_names_a_fact() -> None:
+    assert grounded("Yes, I'm throwing a party at the cafe on the 14th.", [PARTY])
+    assert grounded("Come to Hobbs Cafe!", [PARTY])  # a name is enough
+    assert not grounded("I like sunny days and long walks.", [PARTY])
+    assert grounded("I don't know.", [])  # nothing known: honesty is grounded
+
+
+def test_plain_answers_speak_in_the_first_person() -> None:
+    assert plain_answer(ISABELLA, PARTY) == (
+        "I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
+    )
+    assert plain_answer(ISABELLA, "Isabella Rodriguez owns Hobbs Cafe") == "I own Hobbs Cafe."
+    assert plain_answer(ISABELLA, "Klaus studies at the library") == (
+        "As far as I know, klaus studies at the library."
+    )
+    assert plain_answer(ISABELLA, None) == DONT_KNOW
+    people = {"klaus": "Klaus Mueller", "maria": "Maria Lopez"}
+    assert names_in("Have you seen Klaus today?", people) == ["klaus"]
+
+
+def converse(brain: Brain, utterance: str) -> tuple[str, str]:
+    """(the streamed text, the final line's text) of Isabella's reply to a player."""
+
+    async def run() -> tuple[str, str]:
+        streamed, final = "", ""
+        async for event in brain.converse("", "isabella", T0, "player", utterance):
+            if isinstance(event, Line):
+                final = event.text
+            else:
+                streamed += event
+        return streamed, final
+
+    return asyncio.run(run())
+
+
+def grounded_brain(tmp_path: Path, chat: ScriptedChat) -> Brain:
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+
+    async def setup() -> None:
+        await brain.upsert_agent("", "isabella", ISABELLA, T0)
+        await brain.add_memory(
+            "", "isabella", T0, MemoryKind.OBSERVATION, Observation(PARTY, importance=8)
+        )
+
+    asyncio.run(setup())
+    return brain
+
+
+def test_a_degenerate_reply_is_drawn_again_and_the_final_line_is_the_good_one(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = grounded_brain(tmp_path, chat)
+    chat.enqueue(reply("A: 123s, 123s, 123s"), reply("Yes! My Valentine's Day party, on the 14th."))
+    streamed, final = converse(brain, "Is anything special happening in town this week?")
+    assert streamed == "A: 123s, 123s, 123s"  # the first draw streamed as it was written
+    assert final == "Yes! My Valentine's Day party, on the 14th."
+    replies = [c for c in chat.history if c.schema and "utterance" in str(c.schema)]
+    assert len(replies) == 2 and PARTY in replies[0].messages[0].content  # the fact given
+    stored = asyncio.run(brain.list_memories("", "isabella", kinds=[MemoryKind.DIALOGUE]))
+    assert stored.memories[-1].description.endswith(
+        '"Yes! My Valentine\'s Day party, on the 14th."'
+    )
+
+
+def test_replies_that_stay_ungrounded_give_way_to_a_plain_sentence_from_the_best_fact(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = grounded_brain(tmp_path, chat)
+    chat.enqueue(*[reply("I like sunny days and long walks.")] * 3)
+    _, final = converse(brain, "Is there any event this week?")
+    assert final.startswith("I am throwing a Valentine's Day party")
+
+
+def test_what_memory_does_not_hold_gets_an_honest_answer(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+    asyncio.run(brain.upsert_agent("", "isabella", Persona("Isabella Rodriguez"), T0))
+    chat.enqueue(*[reply("Isabella Rodriguez")] * 3)
+    _, final = converse(brain, "What did the mayor say about the bridge?")
+    assert final == DONT_KNOW
