@@ -7,13 +7,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup models lint proto
+.PHONY: run test setup models lint proto browser
 
 run: models
 	$(BIN)/npc-brain demo
 
-test: models lint
+test: models lint browser
 	$(BIN)/python -m pytest
+
+# The headless Chromium the memory inspector's browser tests drive (apt-get, as root on CI).
+browser:
+	sh tests/browser/setup.sh
 
 setup: $(STAMP)
 

@@ -390,10 +390,11 @@ def _memory_row(world_id: str, agent_id: str, m: pb.Memory, superseded: Mapping[
         f'<tr id="m-{h(m.memory_id)}" class="{h(kind.lower())}" data-memory-id="{h(m.memory_id)}">'
         f'<td><a class="memory-link" href="{_memory_href(world_id, agent_id, m.memory_id)}">'
         f"#{h(m.memory_id)}</a></td>"
-        f"<td>{h(format_time(seconds(m.created)))}</td><td>{h(kind.lower())}</td>"
+        f'<td class="time">{h(format_time(seconds(m.created)))}</td><td>{h(kind.lower())}</td>'
         f'<td class="num">{m.importance:.1f}</td><td>{_source(m)}</td>'
         f'<td class="text">{h(m.description)}{note}</td><td>{evidence}</td>'
-        f"<td>{h(format_time(seconds(m.last_accessed)))}</td><td>{h(expires)}</td></tr>"
+        f'<td class="time">{h(format_time(seconds(m.last_accessed)))}</td>'
+        f'<td class="time">{h(expires)}</td></tr>'
     )
 
 

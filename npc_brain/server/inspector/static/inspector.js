@@ -28,6 +28,7 @@ document.addEventListener("DOMContentLoaded", () => {
       const answer = await fetch(window.location.href, {
         credentials: "same-origin",
         headers: { Accept: "text/html" },
+        signal: AbortSignal.timeout(every),
       });
       if (answer.ok) {
         const page = new DOMParser().parseFromString(await answer.text(), "text/html");
@@ -39,7 +40,7 @@ document.addEventListener("DOMContentLoaded", () => {
         }
       }
     } catch (error) {
-      // The server is away for a moment (restarting, say): try again next time.
+      // The server is away or slow for a moment (restarting, say): try again next time.
     } finally {
       busy = false;
     }
