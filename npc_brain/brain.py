@@ -18,7 +18,7 @@ from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRange, read_page
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation, ScoredMemory
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.stream import Query
+from npc_brain.memory.stream import Explained, Query
 from npc_brain.mind.minds import Minds, TickResult
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.usage import UsageLedger, UsageSummary
@@ -48,13 +48,12 @@ class AgentView:
 
 @dataclass(frozen=True)
 class Explanation:
-    """A retrieval explained: what Retrieve would answer (`chosen`, best first) and
-    every memory the query may return, with its terms (`ranked`, best first)."""
+    """A retrieval explained: the weights and k applied, and what AgentStream.explain
+    found (the top k, the most important memories left out, the memory asked about)."""
 
     weights: Weights
     k: int
-    chosen: list[ScoredMemory]
-    ranked: list[ScoredMemory]
+    found: Explained
 
 
 class Brain:
@@ -290,7 +289,11 @@ class Brain:
         """The agent's mind state and memory summary; changes nothing, calls no model."""
         world, agent = self._agent(world_id, agent_id)
         mind = world.mind(agent.agent_id)
-        summary = world.store.memory_summary(agent.agent_id, RECENT_SECONDS)
+        stream = world.streams.get(agent.agent_id)  # in RAM once the agent did anything
+        if stream is not None:
+            summary = stream.summary(RECENT_SECONDS)
+        else:  # exact too, slower: every row of the agent is read
+            summary = world.store.memory_summary(agent.agent_id, RECENT_SECONDS)
         action = mind.action
         latest = summary.latest
         if action is not None and (latest is None or action.start > latest):
@@ -319,13 +322,16 @@ class Brain:
         weights: Weights | None = None,
         kinds: Sequence[MemoryKind] = (),
         created: TimeRange = ANY_TIME,
+        left_out: int = 5,
+        focus: int | None = None,
     ) -> Explanation:
-        """What `retrieve` with these arguments would answer now, and the terms of every
-        memory it could have returned; unlike `retrieve`, nothing is marked accessed.
+        """What `retrieve` with these arguments would answer now, the `left_out` most
+        important memories it leaves out and the memory `focus`, each with its terms and
+        rank; unlike `retrieve`, nothing is marked accessed.
 
         The query is the one Faculties.recall builds (same embedding, weights, decay and
-        filters) and `chosen` comes from the same AgentStream.retrieve, so its numbers
-        are the Retrieve RPC's, as long as nothing changes in between.
+        filters), scored by the code AgentStream.retrieve runs, so the numbers are the
+        Retrieve RPC's, as long as nothing changes in between.
         """
         world, agent = self._agent(world_id, agent_id)
         validation.text("query", query, limit=self._limits.text)
@@ -345,7 +351,7 @@ class Brain:
             created.after,
             created.before,
         )
-        return Explanation(asked.weights, asked.k, stream.retrieve(asked), stream.score_all(asked))
+        return Explanation(asked.weights, asked.k, stream.explain(asked, left_out, focus))
 
     # Helpers ---------------------------------------------------------------------
 

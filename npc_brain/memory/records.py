@@ -84,3 +84,13 @@ class ScoredMemory:
     recency: float
     importance: float
     relevance: float
+
+
+@dataclass(frozen=True)
+class MemorySummary:
+    """An agent's memory count, how many were created in a recent window, and the latest
+    game time its memories show (created or last accessed); None when it has none."""
+
+    count: int
+    recent: int
+    latest: GameTime | None

@@ -25,6 +25,7 @@ from npc_brain.memory.records import (
     GameTime,
     MemoryKind,
     MemoryRecord,
+    MemorySummary,
     NewMemory,
     Source,
     SourceKind,
@@ -47,15 +48,6 @@ class Perception:
     game_time: GameTime
     memories: Sequence[NewMemory]
     vectors: NDArray[np.float32]
-
-
-@dataclass(frozen=True)
-class MemorySummary:
-    """An agent's memory count, recent count and latest game time (WorldStore.memory_summary)."""
-
-    count: int
-    recent: int
-    latest: GameTime | None
 
 
 class WorldStore:

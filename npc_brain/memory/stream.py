@@ -18,7 +18,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.memory.ann import AnnIndex
-from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, ScoredMemory
+from npc_brain.memory.records import (
+    GameTime,
+    MemoryKind,
+    MemoryRecord,
+    MemorySummary,
+    ScoredMemory,
+)
 from npc_brain.memory.retrieval import Range, ScoreTerms, Weights, recency_score, score, top_k
 
 EXACT_LIMIT = 10_000
@@ -37,6 +43,18 @@ class Query:
     kinds: Sequence[MemoryKind] = ()
     created_after: GameTime | None = None
     created_before: GameTime | None = None
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A retrieval explained (AgentStream.explain): the chosen top k, best first; the
+    most important memories left out and the memory asked about, with their ranks; and
+    how many memories the query could return."""
+
+    chosen: list[ScoredMemory]
+    left_out: list[tuple[int, ScoredMemory]]
+    focus: tuple[int, ScoredMemory] | None
+    candidates: int
 
 
 class _Column:
@@ -157,6 +175,16 @@ class AgentStream:
         (the paper's reflection trigger), kept up to date by add and forget."""
         return self._importance_since_reflection
 
+    def summary(self, recent_seconds: float) -> MemorySummary:
+        """How many memories are remembered, the latest game time they show (created or
+        last accessed), and how many were created in the `recent_seconds` before it."""
+        alive = self._alive.data
+        if not alive.any():
+            return MemorySummary(0, 0, None)
+        latest = float(self._last_accessed.data[alive].max())
+        recent = int((self._created.data[alive] >= latest - recent_seconds).sum())
+        return MemorySummary(len(self), recent, latest)
+
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n newest remembered memories, oldest first."""
         found: list[MemoryRecord] = []
@@ -213,18 +241,48 @@ class AgentStream:
             return self._retrieve_exactly(query, allowed, recency)
         return self._retrieve_from_candidates(query, allowed, count, recency)
 
-    def score_all(self, query: Query) -> list[ScoredMemory]:
-        """Every memory the query may return with its exact terms, best first; `k` is
-        ignored and nothing is marked accessed. Up to `exact_limit` memories this is the
-        very scoring `retrieve` does, so its first k are retrieve's answer, number for
-        number; beyond, retrieve's relevance range comes from its candidates and may
-        differ in the last digits."""
+    def explain(self, query: Query, left_out: int, focus: int | None = None) -> Explained:
+        """What `retrieve` answers and why: the top k, then the `left_out` most important
+        memories outside it (ties: the better ranked first), and the memory `focus`, each
+        with its rank among every memory the query may return. Nothing is marked accessed.
+
+        Every memory is scored exactly, by the very code `retrieve` runs up to
+        `exact_limit` memories, so `chosen` is retrieve's answer, number for number; beyond,
+        retrieve's relevance range comes from its candidates and may differ in the last
+        digits."""
         allowed = self._allowed(query)
         count = int(allowed.sum())
         if count == 0:
-            return []
+            return Explained([], [], None, 0)
         recency = recency_score(self._last_accessed.data, query.now, query.decay)
-        return self._retrieve_exactly(replace(query, k=count), allowed, recency)
+        positions, terms = self._terms_exactly(query, allowed, recency)
+        order = np.argsort(-terms.score, kind="stable")  # as top_k ranks them
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(1, len(order) + 1)
+        rest = order[query.k :]
+        importance = self._importance.data[positions[rest]]
+        outside = rest[np.lexsort((rank[rest], -importance))[:left_out]]
+
+        def scored(i: int) -> ScoredMemory:
+            return ScoredMemory(
+                self.records[int(positions[i])],
+                float(terms.score[i]),
+                float(terms.recency[i]),
+                float(terms.importance[i]),
+                float(terms.relevance[i]),
+            )
+
+        focused = None
+        if focus is not None and focus in self._positions:
+            found = np.flatnonzero(positions == self._positions[focus])
+            if len(found):
+                focused = (int(rank[found[0]]), scored(int(found[0])))
+        return Explained(
+            [scored(int(i)) for i in order[: query.k]],
+            [(int(rank[i]), scored(int(i))) for i in outside],
+            focused,
+            count,
+        )
 
     def _allowed(self, query: Query) -> NDArray[np.bool_]:
         allowed = self._alive.data & (self._expires.data > query.now)
@@ -239,6 +297,12 @@ class AgentStream:
     def _retrieve_exactly(
         self, query: Query, allowed: NDArray[np.bool_], recency: NDArray[np.float64]
     ) -> list[ScoredMemory]:
+        return self._best(*self._terms_exactly(query, allowed, recency), query.k)
+
+    def _terms_exactly(
+        self, query: Query, allowed: NDArray[np.bool_], recency: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], ScoreTerms]:
+        """The positions of the allowed memories and their exact terms."""
         if allowed.all():  # no copies of the columns when nothing is filtered out
             positions = np.arange(len(self.records))
             vectors, importance = self._vectors.data, self._importance.data
@@ -248,7 +312,7 @@ class AgentStream:
             recency = recency[positions]
         relevance = (vectors @ query.vector).astype(np.float64)
         terms = score(recency, importance.astype(np.float64), relevance, weights=query.weights)
-        return self._best(positions, terms, query.k)
+        return positions, terms
 
     def _retrieve_from_candidates(
         self,

@@ -452,26 +452,32 @@ class Inspector:
         )
         self._servicer.authorize(caller.metadata)
         convert.required_time("game_time", retrieve)  # within the years a request may carry
+        focus = one(params, "focus")
         explained = await self._brain.explain_retrieval(
-            world_id, agent_id, game_time, query, asked.k, weights, kinds
+            world_id,
+            agent_id,
+            game_time,
+            query,
+            asked.k,
+            weights,
+            kinds,
+            left_out=NOT_CHOSEN,
+            focus=int(focus) if focus.isdigit() else None,
         )
-        chosen = [convert.scored_to_pb(s) for s in explained.chosen]
+        found = explained.found
+        chosen = [convert.scored_to_pb(s) for s in found.chosen]
         if recall:
             answer: pb.RetrieveResponse = await self._call("Retrieve", retrieve, caller)
             chosen = list(answer.memories)
-        chosen_ids = {s.memory.memory_id for s in chosen}
-        ranked = [(i + 1, s) for i, s in enumerate(explained.ranked)]
-        left_out = [(rank, s) for rank, s in ranked if str(s.memory.memory_id) not in chosen_ids]
-        left_out.sort(key=lambda item: (-item[1].memory.importance, item[0]))
-        focus_id = one(params, "focus")
-        focus = next(((rank, s) for rank, s in ranked if str(s.memory.memory_id) == focus_id), None)
         answer_shown = pages.WhyAnswer(
             weights=explained.weights,
             k=explained.k,
             chosen=chosen,
-            not_chosen=[(rank, convert.scored_to_pb(s)) for rank, s in left_out[:NOT_CHOSEN]],
-            focus=None if focus is None else (focus[0], convert.scored_to_pb(focus[1])),
-            candidates=len(ranked),
+            not_chosen=[(rank, convert.scored_to_pb(s)) for rank, s in found.left_out],
+            focus=None
+            if found.focus is None
+            else (found.focus[0], convert.scored_to_pb(found.focus[1])),
+            candidates=found.candidates,
             recalled=recall,
         )
         if recall:
