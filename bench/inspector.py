@@ -25,7 +25,7 @@ import json
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -114,7 +114,7 @@ class Door:
         self.connection.request("GET", path, headers={"Authorization": f"Bearer {TOKEN}"})
         return self._read(path)
 
-    def post(self, method: str, body: dict[str, object]) -> bytes:
+    def post(self, method: str, body: Mapping[str, object]) -> bytes:
         headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
         self.connection.request("POST", f"/v1/{method}", json.dumps(body), headers)
         return self._read(method)

@@ -84,7 +84,7 @@ def town(tmp_path: Path, *, hostile: bool = False, **settings: object) -> Iterat
     `hostile` adds mallory, whose persona and memories are markup."""
     settings.setdefault("token", TOKEN)
     chat = ScriptedChat(default={"rating": 3})
-    with two_doors(tmp_path, chat, **settings) as doors:
+    with two_doors(tmp_path, chat, "", **settings) as doors:
         yield seed(doors, hostile)
 
 

@@ -160,8 +160,8 @@ def test_why_this_memory_shows_the_numbers_of_the_retrieve_rpc(
             assert row.find_element(By.CSS_SELECTOR, "td.kept-out").text
         ratings = {m.memory_id: m.importance for m in t.memories()}
         outside = sorted((r for i, r in ratings.items() if i not in chosen_ids), reverse=True)
-        shown = [ratings[row.get_attribute("data-memory-id") or ""] for row in left_out]
-        assert shown == outside[: len(left_out)]  # the most important of those left out
+        left_out_ratings = [ratings[row.get_attribute("data-memory-id") or ""] for row in left_out]
+        assert left_out_ratings == outside[: len(left_out)]  # the most important left out
 
 
 def test_amend_and_forget_memories_and_see_it_through_the_api(
