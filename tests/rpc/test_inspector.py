@@ -66,6 +66,19 @@ def test_the_inspector_is_off_with_its_setting(tmp_path: Path) -> None:
         assert t.doors.http.post("GetAgent", {"agent_id": "isabella"}).status == 401
 
 
+def test_without_a_token_only_pages_opened_on_this_machine_are_served(tmp_path: Path) -> None:
+    with town(tmp_path, token="") as t:
+        client = Browserless(t.port)
+        assert client.get("/inspect/world?world=default")[0] == 200
+        for host in (f"localhost:{t.port}", f"[::1]:{t.port}"):
+            assert client.get("/inspect", Host=host)[0] == 200
+        for host in (f"rebound.example:{t.port}", "[broken", ""):
+            status, _, page, _ = client.get("/inspect", Host=host)
+            assert status == 403 and "DNS rebinding" in page, host
+        status, _, _, _ = client.get(f"/inspect?token={TOKEN}", Host="rebound.example")
+        assert status == 403
+
+
 def test_world_and_agent_pages_show_actions_memories_and_usage(tmp_path: Path) -> None:
     with town(tmp_path) as t:
         client = Browserless(t.port)

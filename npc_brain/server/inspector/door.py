@@ -8,6 +8,9 @@ request is checked by the servicer's own token check, and every call the pages m
 through the servicer with the same credentials, so the servicer checks again (and
 validates and admits the call, as for the API).
 
+Without a token, pages are served only to requests whose Host is a loopback address or
+the server's own `host` (so a web page cannot reach them through DNS rebinding).
+
 Changes (forget, amend, recall) are POSTs, and are refused unless they carry the CSRF
 token of the page's session (an HMAC of the session cookie under a key that lives as
 long as the process) and, when the browser says where they come from (Origin,
@@ -40,6 +43,7 @@ from npc_brain.errors import InvalidArgument, NotFound, NpcBrainError
 from npc_brain.memory.records import GameTime
 from npc_brain.memory.retrieval import Weights
 from npc_brain.server import convert
+from npc_brain.server.auth import is_loopback
 from npc_brain.server.http_gateway import HTTP_STATUS_OF, Aborted, GatewayContext
 from npc_brain.server.http_protocol import Request
 from npc_brain.server.inspector import pages
@@ -99,6 +103,8 @@ class Inspector:
         self._brain = brain
         settings = brain.settings
         self._secure = bool(settings.tls_cert)
+        self._token = bool(settings.token)
+        self._host = settings.host
         self._text_limit = settings.max_text_chars
         self._key = secrets.token_bytes(32)  # CSRF tokens live as long as the process
         self.audit = Audit(settings.data_dir / "inspector" / "audit.jsonl")
@@ -151,6 +157,11 @@ class Inspector:
                 response.headers.append(("Allow", allowed))
                 return response
             return self._error(404, grpc.StatusCode.NOT_FOUND, f"no page {request.path!r}")
+        if not self._token and not self._trusted_host(request.header("host") or ""):
+            return self._forbidden(
+                "this server has no token, so its inspector answers only pages opened at "
+                "127.0.0.1, localhost or its own host setting (a defence against DNS rebinding)"
+            )
         params = query_params(urlsplit(request.target).query)
         jar = cookies(request.header("cookie"))
         if request.method == "GET" and "token" in params:
@@ -245,6 +256,14 @@ class Inspector:
                 "the form's CSRF token does not match this session; reload the page and retry"
             )
         return None
+
+    def _trusted_host(self, host: str) -> bool:
+        """A Host header naming this machine by a loopback address or `host` itself."""
+        try:
+            name = urlsplit(f"//{host}").hostname or ""
+        except ValueError:  # e.g. an unclosed "[" of an IPv6 address
+            return False
+        return is_loopback(name) or name == self._host.strip("[]").lower()
 
     def _origin(self, request: Request) -> str:
         return f"{'https' if self._secure else 'http'}://{request.header('host') or ''}"
