@@ -427,7 +427,7 @@ class GetStatsRequest(_message.Message):
     def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours", "calls_by_game_hour")
+    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours", "calls_by_hour")
     class CallsByKindEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -435,26 +435,27 @@ class Stats(_message.Message):
         key: str
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
-    class CallsByGameHourEntry(_message.Message):
-        __slots__ = ("key", "value")
-        KEY_FIELD_NUMBER: _ClassVar[int]
-        VALUE_FIELD_NUMBER: _ClassVar[int]
-        key: int
-        value: int
-        def __init__(self, key: _Optional[int] = ..., value: _Optional[int] = ...) -> None: ...
     MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
     CALLS_BY_KIND_FIELD_NUMBER: _ClassVar[int]
     GAME_HOURS_FIELD_NUMBER: _ClassVar[int]
-    CALLS_BY_GAME_HOUR_FIELD_NUMBER: _ClassVar[int]
+    CALLS_BY_HOUR_FIELD_NUMBER: _ClassVar[int]
     model_calls: int
     prompt_tokens: int
     completion_tokens: int
     calls_by_kind: _containers.ScalarMap[str, int]
     game_hours: float
-    calls_by_game_hour: _containers.ScalarMap[int, int]
-    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ..., calls_by_game_hour: _Optional[_Mapping[int, int]] = ...) -> None: ...
+    calls_by_hour: _containers.RepeatedCompositeFieldContainer[HourCalls]
+    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ..., calls_by_hour: _Optional[_Iterable[_Union[HourCalls, _Mapping]]] = ...) -> None: ...
+
+class HourCalls(_message.Message):
+    __slots__ = ("hour", "calls")
+    HOUR_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    hour: _timestamp_pb2.Timestamp
+    calls: int
+    def __init__(self, hour: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., calls: _Optional[int] = ...) -> None: ...
 
 class SaveWorldRequest(_message.Message):
     __slots__ = ("world_id", "label")

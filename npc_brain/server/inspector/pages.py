@@ -190,7 +190,8 @@ def _usage(stats: pb.Stats) -> str:
         f"{stats.completion_tokens} completion tokens over {stats.game_hours:.1f} agent game "
         "hours, since the server started.</p>"
     )
-    return f'<div class="usage">{summary}{table}{_hour_chart(stats.calls_by_game_hour)}</div>'
+    by_hour = {h.hour.seconds: h.calls for h in stats.calls_by_hour}
+    return f'<div class="usage">{summary}{table}{_hour_chart(by_hour)}</div>'
 
 
 def _hour_chart(by_hour: Mapping[int, int]) -> str:
