@@ -21,8 +21,8 @@ import asyncio
 import contextlib
 import logging
 import ssl
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -53,6 +53,9 @@ NDJSON = "application/x-ndjson"
 KEEP_ALIVE_SECONDS = 120.0  # an idle connection is closed after this long
 LINGER_SECONDS, LINGER_BYTES = 2.0, 64 * 1024 * 1024  # draining a refused request
 LINGER_IDLE_SECONDS = 0.25  # ... until the client pauses this long
+# A stream whose first event is not ready this long (the model busy) starts its answer and
+# sends an empty line this often until it is: the client sees the server is there.
+STREAM_KEEPALIVE_SECONDS = 5.0
 
 
 class HttpServer:
@@ -218,16 +221,38 @@ class HttpServer:
         writer: asyncio.StreamWriter,
         cors: list[tuple[str, str]],
     ) -> bool:
-        """NDJSON, one event a line. A failure before the first event is a plain error."""
+        """NDJSON, one event a line. A failure before the first event is a plain error,
+        unless the first event took longer than STREAM_KEEPALIVE_SECONDS: then the answer
+        has begun, with an empty line (a keep-alive) every STREAM_KEEPALIVE_SECONDS."""
         keep_alive = request.keep_alive and not self._stopping
         events = self._gateway.stream(route, message, context)  # type: ignore[arg-type]
+        response = StreamingResponse(writer, chunked=request.version == "HTTP/1.1")
+        started = False
         async with contextlib.aclosing(events):
+            first_event = asyncio.ensure_future(_first(events))
             try:
-                first = await anext(events)
-            except StopAsyncIteration:
-                first = None
-            response = StreamingResponse(writer, chunked=request.version == "HTTP/1.1")
-            await response.start(200, NDJSON, keep_alive, cors)
+                while not first_event.done():
+                    await asyncio.wait({first_event}, timeout=STREAM_KEEPALIVE_SECONDS)
+                    if not first_event.done():
+                        if not started:
+                            await response.start(200, NDJSON, keep_alive, cors)
+                            started = True
+                        await response.write(b"\n")
+            finally:
+                if not first_event.done():  # the client went away
+                    first_event.cancel()
+                    with contextlib.suppress(BaseException):
+                        await first_event
+            try:
+                first = first_event.result()
+            except Aborted as error:
+                if not started:
+                    raise
+                await response.write(dumps(error_json(error.code, error.details)) + b"\n")
+                await response.end()
+                return keep_alive and request.version == "HTTP/1.1"
+            if not started:
+                await response.start(200, NDJSON, keep_alive, cors)
             if first is not None:
                 await response.write(dumps(first) + b"\n")
                 try:
@@ -250,6 +275,14 @@ class HttpServer:
             ("Access-Control-Max-Age", "600"),
             ("Vary", "Origin"),
         ]
+
+
+async def _first(events: AsyncIterator[Any]) -> Any:
+    """The first event, or None when there is none."""
+    try:
+        return await anext(events)
+    except StopAsyncIteration:
+        return None
 
 
 async def create_http_server(
