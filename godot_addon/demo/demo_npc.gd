@@ -98,15 +98,13 @@ func _label(at: Vector2, width: float, font_color: Color) -> Label:
 	return label
 
 
-func _on_agent_action_changed(action: Dictionary) -> void:
-	var doing: String = "%s %s" % [action.get("emoji", ""), action.get("description", "")]
-	_status.text = "%s\n%s" % [agent.persona.name, doing]
+func _on_agent_action_changed(action: NpcAction) -> void:
+	_status.text = "%s\n%s %s" % [agent.persona.name, action.emoji, action.description]
 	var town := get_parent() as DemoTown
 	if town != null:
-		target = town.spot_for(String(action.get("address", "")), position)
-	var lines: Array = action.get("chat", [])
-	if not lines.is_empty():
-		var said: Dictionary = lines[0]
+		target = town.spot_for(action.address, position)
+	if not action.chat.is_empty():
+		var said: Dictionary = action.chat[0]
 		show_bubble("%s: %s" % [said.get("speaker_id", ""), said.get("text", "")])
 
 

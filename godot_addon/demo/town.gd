@@ -130,7 +130,8 @@ func _what_is_seen_by(npc: DemoNpc) -> Array:
 	for other: DemoNpc in _npcs:
 		if other == npc or other.position.distance_to(npc.position) > 200.0:
 			continue
-		var doing: String = String(other.agent.action.get("description", "idle"))
+		var action: NpcAction = other.agent.action
+		var doing: String = action.description if action != null else "idle"
 		seen.append("%s is %s" % [other.agent.persona.name, doing])
 	return seen
 

@@ -1,3 +1,5 @@
+@tool
+@icon("res://addons/npc_brain/icons/npc_brain_agent.svg")
 class_name NpcBrainAgent
 extends Node
 ## Connects one NPC to the brain server. Add it as a child of the NPC.
@@ -13,10 +15,8 @@ extends Node
 ## [method observe] when something happens, or set [member observation_source] to a
 ## Callable that returns what the NPC perceives at each think.
 
-## The NPC's action changed: the server's Action message as a Dictionary
-## ({"description", "address", "start", "duration_minutes", "emoji", "object_state",
-## "chat_with_agent_id", "chat": [{"speaker_id", "text", "end_conversation"}]}).
-signal action_changed(action: Dictionary)
+## The NPC's action changed (also [member action]).
+signal action_changed(action: NpcAction)
 ## A piece of the NPC's reply to [method say], as it is generated.
 signal reply_updated(token: String)
 ## The NPC's whole reply to [method say].
@@ -33,7 +33,10 @@ signal request_failed(status: String, message: String)
 ## The world the agent lives in; empty: the client's world ("default" on the server).
 @export var world_id: StringName = &""
 ## Who the NPC is; sent to the server on ready.
-@export var persona: NpcPersona
+@export var persona: NpcPersona:
+	set(value):
+		persona = value
+		update_configuration_warnings()
 ## How often the agent perceives and decides.
 @export_range(0.1, 60.0, 0.1, "suffix:s") var think_interval: float = 1.0
 ## Think every interval; off: the agent only talks and thinks on [method think_now].
@@ -49,10 +52,12 @@ var game_time_source: Callable
 ## The areas and objects the NPC sees now ("world:sector:arena:object"); they become
 ## places it knows and may go to.
 var visible_addresses: PackedStringArray = PackedStringArray()
-## The current action (see [signal action_changed]); empty until the first answer.
-var action: Dictionary = {}
+## The current action (see [signal action_changed]); null until the first answer.
+var action: NpcAction = null
 ## Whether the server has the agent's persona.
 var is_registered: bool = false
+## The client this agent talks through; null: the [code]NpcBrain[/code] autoload.
+var client: NpcBrainClient = null
 
 var _in_flight: NpcBrainCall = null
 var _observations: Array[Dictionary] = []
@@ -63,6 +68,8 @@ var _warned_clock: bool = false
 
 
 func _ready() -> void:
+	if Engine.is_editor_hint():
+		return
 	if agent_id.is_empty():
 		agent_id = StringName(get_parent().name if get_parent() != null else name)
 	if persona == null:
@@ -72,6 +79,8 @@ func _ready() -> void:
 
 
 func _process(delta: float) -> void:
+	if Engine.is_editor_hint():
+		return
 	_since_think += delta
 	if _in_flight != null or persona == null:
 		return
@@ -98,15 +107,15 @@ func observe(text: String, address: String = "", importance: int = 0) -> void:
 
 ## Perceives and decides now, unless a request is in flight (then returns false).
 func think_now() -> bool:
-	var client: NpcBrainClient = _client()
-	if _in_flight != null or client == null or not is_registered:
+	var brain: NpcBrainClient = _client()
+	if _in_flight != null or brain == null or not is_registered:
 		return false
 	_since_think = 0.0
 	var observations: Array[Dictionary] = _observations
 	_observations = []
 	observations.append_array(_observations_from_source())
 	var agent_tick := NpcBrainRequests.agent_tick(agent_id, observations, visible_addresses)
-	_in_flight = client.think(_world(client), agent_tick, _game_time(client))
+	_in_flight = brain.think(_world(brain), agent_tick, _game_time(brain))
 	_in_flight.finished.connect(_on_think_call_finished.bind(observations))
 	return true
 
@@ -133,24 +142,45 @@ func say(text: String, speaker_id: String = "player") -> bool:
 func is_busy() -> bool:
 	return _in_flight != null
 
+
+## What is missing for this agent to think (the editor shows it on the node).
+func _get_configuration_warnings() -> PackedStringArray:
+	var warnings := PackedStringArray()
+	if persona == null:
+		warnings.append("Set a persona (New NpcPersona): without one the agent does not think.")
+	elif persona.name.strip_edges().is_empty():
+		warnings.append("The persona has no name: the server refuses it.")
+	var url_setting: String = NpcBrainClient.SETTINGS_PREFIX + "server_url"
+	if client == null and not ProjectSettings.has_setting("autoload/NpcBrain"):
+		warnings.append(
+			"No NpcBrain autoload: enable the npc-brain plugin (Project Settings > Plugins)."
+		)
+	elif ProjectSettings.has_setting(url_setting):
+		var url: String = String(ProjectSettings.get_setting(url_setting)).strip_edges()
+		if not url.begins_with("http://") and not url.begins_with("https://"):
+			warnings.append("%s must start with http:// or https://: %s" % [url_setting, url])
+	return warnings
+
 #endregion
 
 #region Private
 
 
 func _client() -> NpcBrainClient:
-	var client := get_node_or_null(^"/root/NpcBrain") as NpcBrainClient
-	if client == null:
+	if client != null:
+		return client
+	var autoload := get_node_or_null(^"/root/NpcBrain") as NpcBrainClient
+	if autoload == null:
 		push_error("the NpcBrain autoload is missing: enable the npc-brain plugin")
-	return client
+	return autoload
 
 
-func _world(client: NpcBrainClient) -> String:
-	return String(world_id) if not world_id.is_empty() else client.world_id
+func _world(brain: NpcBrainClient) -> String:
+	return String(world_id) if not world_id.is_empty() else brain.world_id
 
 
-func _game_time(client: NpcBrainClient) -> float:
-	var now: float = client.game_time_unix
+func _game_time(brain: NpcBrainClient) -> float:
+	var now: float = brain.game_time_unix
 	if game_time_source.is_valid():
 		now = float(game_time_source.call())
 	if now <= 0.0 and not _warned_clock:
@@ -176,28 +206,26 @@ func _observations_from_source() -> Array[Dictionary]:
 
 
 func _register() -> void:
-	var client: NpcBrainClient = _client()
-	if client == null:
+	var brain: NpcBrainClient = _client()
+	if brain == null:
 		return
 	_since_think = 0.0
-	var body := NpcBrainRequests.upsert_agent(
-		_world(client), agent_id, persona, _game_time(client)
-	)
-	_in_flight = client.send("UpsertAgent", body)
+	var body := NpcBrainRequests.upsert_agent(_world(brain), agent_id, persona, _game_time(brain))
+	_in_flight = brain.send("UpsertAgent", body)
 	_in_flight.finished.connect(_on_upsert_call_finished)
 
 
 func _start_saying() -> void:
-	var client: NpcBrainClient = _client()
-	if client == null:
+	var brain: NpcBrainClient = _client()
+	if brain == null:
 		_to_say = {}
 		return
 	var body := NpcBrainRequests.converse(
-		_world(client), agent_id, _game_time(client), _to_say["speaker_id"], _to_say["text"]
+		_world(brain), agent_id, _game_time(brain), _to_say["speaker_id"], _to_say["text"]
 	)
 	_to_say = {}
 	_reply = ""
-	_in_flight = client.stream("Converse", body)
+	_in_flight = brain.stream("Converse", body)
 	_in_flight.event_received.connect(_on_converse_call_event_received)
 	_in_flight.finished.connect(_on_converse_call_finished)
 
@@ -214,15 +242,18 @@ func _on_upsert_call_finished(brain_call: NpcBrainCall) -> void:
 func _on_think_call_finished(brain_call: NpcBrainCall, sent: Array[Dictionary]) -> void:
 	_in_flight = null
 	if not brain_call.is_ok():
-		if brain_call.status == "UNAVAILABLE" or brain_call.status == "DEADLINE_EXCEEDED":
-			sent.append_array(_observations)  # not lost: sent again with the next think
+		var lost: bool = brain_call.has_code(NpcBrainCall.Code.UNAVAILABLE)
+		if lost or brain_call.has_code(NpcBrainCall.Code.DEADLINE_EXCEEDED):
+			# Sent again with the next think (the server keeps one copy of an observation
+			# it already has at the same address).
+			sent.append_array(_observations)
 			_observations = sent
-		elif brain_call.status == "NOT_FOUND":
+		elif brain_call.has_code(NpcBrainCall.Code.NOT_FOUND):
 			is_registered = false  # the server lost the agent (another world or data dir)
 		_report(brain_call)
 		return
-	var next: Dictionary = brain_call.response.get("action", {})
-	if _changed(next):
+	var next := NpcAction.from_dict(brain_call.response.get("action", {}))
+	if not next.equals(action):
 		action = next
 		action_changed.emit(action)
 
@@ -245,15 +276,8 @@ func _on_converse_call_finished(brain_call: NpcBrainCall) -> void:
 		conversation_ended.emit()
 
 
-func _changed(next: Dictionary) -> bool:
-	for key: String in ["description", "address", "start", "emoji", "object_state"]:
-		if next.get(key) != action.get(key):
-			return true
-	return next.get("chat", []) != action.get("chat", [])
-
-
 func _report(brain_call: NpcBrainCall) -> void:
-	if brain_call.status == "INVALID_ARGUMENT":
+	if brain_call.has_code(NpcBrainCall.Code.INVALID_ARGUMENT):
 		push_warning("NpcBrainAgent %s: %s" % [agent_id, brain_call.message])
 	request_failed.emit(brain_call.status, brain_call.message)
 

@@ -21,6 +21,28 @@ signal event_received(event: Dictionary)
 ## The call is over; read [member status] and [member response].
 signal finished(brain_call: NpcBrainCall)
 
+## The gRPC status codes: [member code] is one of them once the call is over, and
+## [member status] its name.
+enum Code {
+	OK = 0,
+	CANCELLED = 1,
+	UNKNOWN = 2,
+	INVALID_ARGUMENT = 3,
+	DEADLINE_EXCEEDED = 4,
+	NOT_FOUND = 5,
+	ALREADY_EXISTS = 6,
+	PERMISSION_DENIED = 7,
+	RESOURCE_EXHAUSTED = 8,
+	FAILED_PRECONDITION = 9,
+	ABORTED = 10,
+	OUT_OF_RANGE = 11,
+	UNIMPLEMENTED = 12,
+	INTERNAL = 13,
+	UNAVAILABLE = 14,
+	DATA_LOSS = 15,
+	UNAUTHENTICATED = 16,
+}
+
 ## The RPC, e.g. "Perceive".
 var method: String
 ## The request body (the request message in protobuf's JSON mapping).
@@ -31,7 +53,7 @@ var streaming: bool = false
 var response: Dictionary = {}
 ## "" while running, then "OK" or the gRPC status name.
 var status: String = ""
-## The gRPC status number (0 for OK).
+## The gRPC status, a [enum Code] (-1 while running).
 var code: int = -1
 ## The error message; for INVALID_ARGUMENT it starts with the field's name.
 var message: String = ""
@@ -41,6 +63,9 @@ var field: String = ""
 var http_status: int = 0
 ## How many times the request has been sent.
 var attempts: int = 0
+## How many events of a streamed answer arrived ([signal event_received]). A call whose
+## answer has begun is never sent again: the game would see its events twice.
+var events_received: int = 0
 ## Used by the client: when (Time.get_ticks_msec()) a retry may be sent.
 var retry_at_msec: int = 0
 ## Used by the client: the members of a batched Tick, or the batch this call belongs to.
@@ -61,6 +86,11 @@ func is_done() -> bool:
 ## Whether the call is over and succeeded.
 func is_ok() -> bool:
 	return status == "OK"
+
+
+## Whether the call is over with [param status_code] (a [enum Code]).
+func has_code(status_code: Code) -> bool:
+	return is_done() and code == status_code
 
 
 ## "STATUS: message", for logs.
@@ -93,6 +123,7 @@ func error_object() -> Dictionary:
 	return {"status": status, "code": code, "message": message, "field": field}
 
 
-## An error object made on this side of the wire (e.g. "UNAVAILABLE", 14).
-static func client_error(status_name: String, status_code: int, text: String) -> Dictionary:
+## An error object made on this side of the wire, e.g. for [constant Code.UNAVAILABLE].
+static func client_error(status_code: Code, text: String) -> Dictionary:
+	var status_name: String = Code.find_key(status_code)
 	return {"status": status_name, "code": status_code, "message": text, "field": ""}

@@ -1,61 +1,37 @@
+@icon("res://addons/npc_brain/icons/npc_brain_client.svg")
 class_name NpcBrainClient
 extends Node
 ## The connection to an npc-brain server. The plugin adds it as the autoload
 ## [code]NpcBrain[/code]; its settings live under [code]npc_brain/[/code] in the project
-## settings.
+## settings: one for each exported property below, read when the client starts.
 ##
 ## Every request returns an [NpcBrainCall] at once and is answered over later frames:
 ## calls wait in one queue served by at most [member max_connections] keep-alive HTTP
 ## connections, polled in [method Node._process], so fifty NPCs share two sockets and no
 ## frame ever waits for the network or the model. The thinking of every agent in a frame
 ## travels as one Tick request per world. A request the server surely did not handle
-## (no connection, a closed idle connection, the server busy) is sent again after
-## [member retry_delay_s], doubling each time, up to [member max_retries] times. A
+## (no connection; a 429 or 503 answer: the server busy) is sent again after
+## [member retry_delay_s], doubling each time (or the server's Retry-After, if longer), up
+## to [member max_retries] times; one that may have been handled (a lost connection) only
+## when that is harmless ([constant RETRY_SAFE]); a stream that has begun never is. A
 ## failure ends as an error value on the call, with the gRPC status name.
 
 ## A call failed, retries included (agents also report their own failures).
 signal request_failed(brain_call: NpcBrainCall)
 
-## Prefix of the project settings this client reads (the plugin registers them).
+## Prefix of the project settings this client reads (the plugin registers them): the
+## setting of an exported property [code]x[/code] is [code]npc_brain/x[/code].
 const SETTINGS_PREFIX := "npc_brain/"
-## The project settings: each names a property of this client.
-const SETTINGS := [
-	{"name": "server_url", "default": "http://127.0.0.1:50052"},
-	{"name": "token", "default": ""},
-	{"name": "world_id", "default": ""},
-	{
-		"name": "max_connections",
-		"default": 2,
-		"hint": PROPERTY_HINT_RANGE,
-		"hint_string": "1,8",
-	},
-	{
-		"name": "timeout_s",
-		"default": 15.0,
-		"hint": PROPERTY_HINT_RANGE,
-		"hint_string": "0.5,300,0.5,suffix:s",
-	},
-	{
-		"name": "connect_timeout_s",
-		"default": 3.0,
-		"hint": PROPERTY_HINT_RANGE,
-		"hint_string": "0.5,60,0.5,suffix:s",
-	},
-	{"name": "max_retries", "default": 3, "hint": PROPERTY_HINT_RANGE, "hint_string": "0,10"},
-	{
-		"name": "retry_delay_s",
-		"default": 0.25,
-		"hint": PROPERTY_HINT_RANGE,
-		"hint_string": "0.05,10,0.05,suffix:s",
-	},
-	{"name": "batch_ticks", "default": true},
-]
-## RPCs that are safe to send twice (after a connection was lost mid-call).
+## RPCs that are safe to send twice (after a connection was lost mid-call, or closed by
+## [method reconfigure]): sending them again changes nothing the first one did not.
 const RETRY_SAFE := [
 	"UpsertAgent", "GetAgent", "Act", "Retrieve", "GetStats", "ListMemories", "ListSnapshots"
 ]
-## Statuses the server answers when it did not handle a request: send it again later.
-const RETRY_STATUSES := ["UNAVAILABLE", "RESOURCE_EXHAUSTED"]
+## HTTP statuses of answers to requests the server did not handle and asks to send again
+## later: 429 (RESOURCE_EXHAUSTED: a queue or the connections are full) and 503
+## (UNAVAILABLE). Other RESOURCE_EXHAUSTED answers (413: body over the limit, 431: head
+## too large) can never succeed and are not sent again.
+const RETRY_HTTP_STATUSES := [429, 503]
 
 ## The server's HTTP/JSON gateway ([code]npc-brain serve[/code] prints it).
 @export var server_url: String = "http://127.0.0.1:50052"
@@ -83,18 +59,29 @@ var game_time_unix: float = 0.0
 
 var _queue: Array[NpcBrainCall] = []
 var _connections: Array[NpcBrainConnection] = []
-var _batches: Dictionary = {}
+var _batches: Dictionary = {}  # "world|game time" -> TickBatch
 var _host: String = "127.0.0.1"
 var _port: int = 50052
 var _tls: TLSOptions = null
 
 
+## The agents of one world thinking at one game time in this frame: one Tick request.
+class TickBatch:
+	var world: String
+	var game_time: float
+	var members: Array[NpcBrainCall] = []
+
+	func _init(batch_world: String, batch_game_time: float) -> void:
+		world = batch_world
+		game_time = batch_game_time
+
+
 func _ready() -> void:
 	process_mode = Node.PROCESS_MODE_ALWAYS  # answers keep arriving while the game is paused
-	for setting: Dictionary in SETTINGS:
-		var path: String = SETTINGS_PREFIX + String(setting["name"])
-		if ProjectSettings.has_setting(path):
-			set(setting["name"], ProjectSettings.get_setting(path))
+	for property: Dictionary in get_property_list():
+		var path: String = SETTINGS_PREFIX + String(property["name"])
+		if is_setting(property) and ProjectSettings.has_setting(path):
+			set(property["name"], ProjectSettings.get_setting(path))
 	reconfigure()
 
 
@@ -112,6 +99,14 @@ func _exit_tree() -> void:
 
 
 #region Public
+
+## Whether [param property] (an entry of [method Object.get_property_list]) is one of the
+## client's settings: an exported property (the plugin registers one project setting
+## for each, with its type, range and default).
+static func is_setting(property: Dictionary) -> bool:
+	var usage: int = property.get("usage", 0)
+	return usage & PROPERTY_USAGE_SCRIPT_VARIABLE != 0 and usage & PROPERTY_USAGE_EDITOR != 0
+
 
 ## Sends the unary RPC [param method] ("GetAgent", ...) with [param body], the request
 ## message in protobuf's JSON mapping. Returns at once.
@@ -136,9 +131,8 @@ func think(world: String, agent_tick: Dictionary, game_time: float) -> NpcBrainC
 	var member := NpcBrainCall.new("Tick", agent_tick, false)
 	var key := "%s|%.3f" % [world, game_time]
 	if not _batches.has(key):
-		_batches[key] = {"world": world, "game_time": game_time, "members": []}
-	var members: Array = _batches[key]["members"]
-	members.append(member)
+		_batches[key] = TickBatch.new(world, game_time)
+	(_batches[key] as TickBatch).members.append(member)
 	if not batch_ticks:
 		_flush_batches()
 	return member
@@ -192,8 +186,8 @@ func retrieve(agent_id: String, query: String, k: int = 0, world: String = "") -
 ## Calls not answered yet (queued, batched or in flight).
 func pending_count() -> int:
 	var count: int = _queue.size()
-	for entry: Dictionary in _batches.values():
-		count += (entry["members"] as Array).size()
+	for batch: TickBatch in _batches.values():
+		count += batch.members.size()
 	for connection: NpcBrainConnection in _connections:
 		if not connection.is_idle():
 			count += 1
@@ -201,13 +195,24 @@ func pending_count() -> int:
 
 
 ## Applies changed settings ([member server_url], [member token], timeouts): open
-## connections close and calls in flight are sent again on new ones.
+## connections close. Calls in flight are sent again on new ones when they had not
+## reached the server yet or are [constant RETRY_SAFE]; the others (the server may have
+## handled them: a Perceive, a Tick, a Converse) end with CANCELLED.
 func reconfigure() -> void:
+	var cancelled: Array[NpcBrainCall] = []
 	for connection: NpcBrainConnection in _connections:
-		if connection.current != null:
-			connection.current.attempts -= 1
-			_queue.push_front(connection.current)
+		var in_flight: NpcBrainCall = connection.current
+		var sent: bool = connection.is_sent()
 		connection.close()
+		if in_flight == null:
+			continue
+		if not sent:
+			in_flight.attempts -= 1  # it never left
+			_queue.push_front(in_flight)
+		elif RETRY_SAFE.has(in_flight.method) and in_flight.events_received == 0:
+			_queue.push_front(in_flight)
+		else:
+			cancelled.append(in_flight)
 	_connections.clear()
 	var url: String = server_url.strip_edges()
 	if not url.begins_with("http://") and not url.begins_with("https://"):
@@ -224,6 +229,9 @@ func reconfigure() -> void:
 		_port = 443 if secure else 80
 	_host = _host.trim_prefix("[").trim_suffix("]")
 	_tls = TLSOptions.client() if secure else null
+	for brain_call: NpcBrainCall in cancelled:
+		var text: String = "reconfigure() closed the connection; the server may have handled it"
+		_end_call(brain_call, NpcBrainCall.client_error(NpcBrainCall.Code.CANCELLED, text), 0)
 
 #endregion
 
@@ -272,32 +280,39 @@ func _idle_connection() -> NpcBrainConnection:
 
 
 func _on_connection_done(
-	brain_call: NpcBrainCall, answer: Dictionary, http_status: int, retryable: bool
+	brain_call: NpcBrainCall,
+	answer: Dictionary,
+	http_status: int,
+	unsent: bool,
+	retry_after_s: float
 ) -> void:
 	if not answer.has("error"):
 		brain_call.succeed(answer, http_status)
 		return
 	var error: Dictionary = answer["error"]
-	var declined: bool = http_status != 0 and RETRY_STATUSES.has(error.get("status", ""))
-	var lost: bool = http_status == 0 and error.get("status", "") == "UNAVAILABLE"
-	var again: bool = retryable or declined or (lost and RETRY_SAFE.has(brain_call.method))
-	if again and brain_call.attempts <= max_retries:
+	var declined: bool = RETRY_HTTP_STATUSES.has(http_status)
+	var lost: bool = http_status == 0 and int(error.get("code", -1)) == NpcBrainCall.Code.UNAVAILABLE
+	var again: bool = unsent or declined or (lost and RETRY_SAFE.has(brain_call.method))
+	if again and brain_call.events_received == 0 and brain_call.attempts <= max_retries:
 		var delay: float = retry_delay_s * pow(2.0, brain_call.attempts - 1)
+		delay = maxf(delay, retry_after_s)
 		brain_call.retry_at_msec = Time.get_ticks_msec() + int(delay * 1000.0)
 		_queue.append(brain_call)
 		return
+	_end_call(brain_call, error, http_status)
+
+
+func _end_call(brain_call: NpcBrainCall, error: Dictionary, http_status: int) -> void:
 	brain_call.fail(error, http_status)
-	if brain_call.batch.is_empty():
+	if brain_call.batch.is_empty():  # a batch's agents report their own failures
 		request_failed.emit(brain_call)
 
 
 func _flush_batches() -> void:
 	var batches: Dictionary = _batches
 	_batches = {}
-	for entry: Dictionary in batches.values():
-		var members: Array[NpcBrainCall] = []
-		members.assign(entry["members"])
-		_send_tick(members, entry["world"], entry["game_time"])
+	for batch: TickBatch in batches.values():
+		_send_tick(batch.members, batch.world, batch.game_time)
 
 
 func _send_tick(members: Array[NpcBrainCall], world: String, game_time: float) -> void:
@@ -320,7 +335,8 @@ func _on_tick_call_finished(batch_call: NpcBrainCall, world: String, game_time: 
 			if results.has(agent_id):
 				member.succeed(results[agent_id], batch_call.http_status)
 			else:
-				_fail_member(member, NpcBrainCall.client_error("INTERNAL", 13, "no result"), 200)
+				var missing := NpcBrainCall.client_error(NpcBrainCall.Code.INTERNAL, "no result")
+				_fail_member(member, missing, 200)
 		return
 	var one_bad: bool = batch_call.status == "INVALID_ARGUMENT" or batch_call.status == "NOT_FOUND"
 	if members.size() > 1 and one_bad:

@@ -31,9 +31,11 @@ var _on_done: Callable
 
 
 ## [param on_done] is called with (brain_call, answer: Dictionary, http_status: int,
-## retryable: bool) when a call ends: the answer is the reply message (for a stream, its
-## last event), or {"error": {...}} from the server or from this side of the wire;
-## retryable says a transport failure left the request surely unhandled.
+## unsent: bool, retry_after_s: float) when a call ends: the answer is the reply message
+## (for a stream, its final event), or {"error": {...}} from the server or from this side
+## of the wire; [code]unsent[/code] says the request surely never reached the server (it
+## may be sent again whatever it is); [code]retry_after_s[/code] is the server's
+## Retry-After (0 without one).
 func _init(
 	host: String,
 	port: int,
@@ -56,6 +58,11 @@ func _init(
 ## Whether the connection can take a call.
 func is_idle() -> bool:
 	return current == null
+
+
+## Whether the call in flight has been sent (then the server may have handled it).
+func is_sent() -> bool:
+	return current != null and (_phase == Phase.WAITING or _phase == Phase.READING)
 
 
 ## Starts [param new_call]; the answer arrives over the next frames' [method poll]s.
@@ -100,14 +107,17 @@ func poll() -> void:
 		return
 	if status == HTTPClient.STATUS_REQUESTING:
 		if Time.get_ticks_msec() > _deadline_msec:
-			_end_with_error("DEADLINE_EXCEEDED", 4, "no answer in time", false)
+			_end_with_error(NpcBrainCall.Code.DEADLINE_EXCEEDED, "no answer in time", false)
 		return
 	if status == HTTPClient.STATUS_BODY or _http.has_response():
 		_read()
 		return
-	# The connection ended before any answer: a reused one was closed by the server
-	# between requests, so the request was not handled and may be sent again.
-	_end_with_transport_error("the connection to the server was lost", _reused)
+	# The connection ended before any answer. A reused keep-alive connection that the
+	# server closed between requests did not carry the request: it may be sent again. A
+	# browser pools connections itself (and retries such a request on its own), so there
+	# a lost answer may come from a handled request.
+	var unsent: bool = _reused and _phase == Phase.WAITING and not OS.has_feature("web")
+	_end_with_transport_error("the connection to the server was lost", unsent)
 
 
 ## Closes the connection (the call in flight, if any, is dropped without an answer).
@@ -137,16 +147,21 @@ func _read() -> void:
 		if chunk.is_empty():
 			break
 		if streamed:
-			_deadline_msec = Time.get_ticks_msec() + _timeout_msec  # a stream may be long
+			# Any bytes, a keep-alive line included, show the answer is coming.
+			_deadline_msec = Time.get_ticks_msec() + _timeout_msec
 			for event: Dictionary in _lines.feed(chunk):
 				_last_event = event
 				if not event.has("error"):
+					current.events_received += 1
 					current.event_received.emit(event)
+				if current == null:  # a handler closed the connection
+					return
 		else:
 			_body.append_array(chunk)
 	if _http.get_status() == HTTPClient.STATUS_BODY:
 		if Time.get_ticks_msec() > _deadline_msec:
-			_end_with_error("DEADLINE_EXCEEDED", 4, "the answer did not arrive in time", false)
+			var text: String = "the answer did not arrive in time"
+			_end_with_error(NpcBrainCall.Code.DEADLINE_EXCEEDED, text, false)
 		return
 	_finish(streamed)
 
@@ -157,21 +172,33 @@ func _finish(streamed: bool) -> void:
 	if not streamed:
 		answer = NpcBrainNdjson.parse_line(_body.get_string_from_utf8())
 	if streamed and not answer.has("final") and not answer.has("error"):
-		answer = {"error": NpcBrainCall.client_error("UNAVAILABLE", 14, "the stream ended early")}
+		# Cut before its final event (the server or the network went away): what arrived
+		# was delivered, so this is an error of its own, never sent again.
+		var cut: String = "the stream ended after %d events, without its final event"
+		var error: Dictionary = NpcBrainCall.client_error(
+			NpcBrainCall.Code.UNAVAILABLE, cut % current.events_received
+		)
+		answer = {"error": error}
 	elif http_status != 200 and not answer.has("error"):
 		var text: String = "HTTP %d without an error object" % http_status
-		answer = {"error": NpcBrainCall.client_error("UNKNOWN", 2, text)}
-	_on_done.call(_release(), answer, http_status, false)
+		answer = {"error": NpcBrainCall.client_error(NpcBrainCall.Code.UNKNOWN, text)}
+	var retry_after_s: float = 0.0
+	if http_status == 429 or http_status == 503:
+		var headers: Dictionary = _http.get_response_headers_as_dictionary()
+		for name: String in headers:
+			if name.to_lower() == "retry-after":
+				retry_after_s = maxf(String(headers[name]).to_float(), 0.0)
+	_on_done.call(_release(), answer, http_status, false, retry_after_s)
 
 
-func _end_with_transport_error(text: String, retryable: bool) -> void:
-	_end_with_error("UNAVAILABLE", 14, text, retryable)
+func _end_with_transport_error(text: String, unsent: bool) -> void:
+	_end_with_error(NpcBrainCall.Code.UNAVAILABLE, text, unsent)
 
 
-func _end_with_error(status_name: String, status_code: int, text: String, retryable: bool) -> void:
+func _end_with_error(status_code: NpcBrainCall.Code, text: String, unsent: bool) -> void:
 	_http.close()  # a half-read answer would poison the next request on this connection
-	var error: Dictionary = NpcBrainCall.client_error(status_name, status_code, text)
-	_on_done.call(_release(), {"error": error}, 0, retryable)
+	var error: Dictionary = NpcBrainCall.client_error(status_code, text)
+	_on_done.call(_release(), {"error": error}, 0, unsent, 0.0)
 
 
 func _release() -> NpcBrainCall:

@@ -35,6 +35,5 @@ static func parse_line(line: String) -> Dictionary:
 	var parsed: Variant = JSON.parse_string(line)
 	if parsed is Dictionary:
 		return parsed
-	return {
-		"error": NpcBrainCall.client_error("INTERNAL", 13, "not a JSON object: %s" % line.left(80))
-	}
+	var text: String = "not a JSON object: %s" % line.left(80)
+	return {"error": NpcBrainCall.client_error(NpcBrainCall.Code.INTERNAL, text)}

@@ -1,3 +1,4 @@
+@icon("res://addons/npc_brain/icons/npc_persona.svg")
 class_name NpcPersona
 extends Resource
 ## Who an NPC is: the persona the brain thinks and talks with.
