@@ -272,6 +272,7 @@ class HttpServer:
             ("Access-Control-Allow-Origin", origin),
             ("Access-Control-Allow-Methods", "POST, OPTIONS"),
             ("Access-Control-Allow-Headers", "Content-Type, Authorization"),
+            ("Access-Control-Expose-Headers", "Retry-After"),  # a page's client may wait so long
             ("Access-Control-Max-Age", "600"),
             ("Vary", "Origin"),
         ]

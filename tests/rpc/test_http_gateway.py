@@ -272,6 +272,7 @@ def test_cors_is_off_unless_an_origin_is_allowed(tmp_path: Path, chat: ScriptedC
         answer = doors.http.request("POST", "/v1/GetAgent", b'{"agent_id": "x"}', page)
         assert answer.status == 404
         assert answer.headers["access-control-allow-origin"] == "http://localhost:8000"
+        assert answer.headers["access-control-expose-headers"] == "Retry-After"
         other = doors.http.request("POST", "/v1/GetStats", b"{}", {"Origin": "http://evil.test"})
         assert "access-control-allow-origin" not in other.headers
 
