@@ -25,7 +25,10 @@ def reply(text: str) -> dict[str, object]:
 
 def test_degenerate_replies_are_recognised() -> None:
     assert degenerate("A: 123s, 123s, 123s, 123s", ISABELLA) == "a role tag"
-    assert degenerate("123s, 123s, 123s, 123s, 123s", ISABELLA) == "a repetition loop"
+    assert degenerate("so good, so good, so good, so good", ISABELLA) == "a repetition loop"
+    assert degenerate("123s, 123s, 123s, 123s, 123s", ISABELLA) == "number soup"
+    assert degenerate("Klaus Mueller, 2023.02.01 13:54:32.54.006", ISABELLA) == "number soup"
+    assert degenerate("Brian Klaus Mueller", ISABELLA) == "a bare name"
     assert degenerate("Isabella Rodriguez", ISABELLA) == "only a name"
     assert degenerate('{"utterance": "hi"}', ISABELLA) == "a markup or JSON fragment"
     assert degenerate("Yes", ISABELLA) == "too short"
@@ -36,6 +39,10 @@ def test_a_reply_is_grounded_when_it_names_a_fact() -> None:
     assert grounded("Yes, I'm throwing a party at the cafe on the 14th.", [PARTY])
     assert grounded("Come to Hobbs Cafe!", [PARTY])  # a name is enough
     assert not grounded("I like sunny days and long walks.", [PARTY])
+    # echoing the question or one's own name says nothing of the fact
+    known = "Is there a party? Isabella Rodriguez"
+    assert not grounded("Isabella Rodriguez, a party!", [PARTY], known=known)
+    assert grounded("Yes, at Hobbs Cafe.", [PARTY], known=known)
     assert grounded("I don't know.", [])  # nothing known: honesty is grounded
 
 
@@ -44,8 +51,11 @@ def test_plain_answers_speak_in_the_first_person() -> None:
         "I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
     )
     assert plain_answer(ISABELLA, "Isabella Rodriguez owns Hobbs Cafe") == "I own Hobbs Cafe."
+    assert plain_answer(ISABELLA, "Isabella Rodriguez owns a cafe and loves people") == (
+        "I own a cafe and love people."
+    )
     assert plain_answer(ISABELLA, "Klaus studies at the library") == (
-        "As far as I know, klaus studies at the library."
+        "As far as I know, Klaus studies at the library."
     )
     assert plain_answer(ISABELLA, None) == DONT_KNOW
     people = {"klaus": "Klaus Mueller", "maria": "Maria Lopez"}
@@ -86,7 +96,7 @@ def test_a_degenerate_reply_is_drawn_again_and_the_final_line_is_the_good_one(
     chat = ScriptedChat(default={"rating": 3})
     brain = grounded_brain(tmp_path, chat)
     chat.enqueue(reply("A: 123s, 123s, 123s"), reply("Yes! My Valentine's Day party, on the 14th."))
-    streamed, final = converse(brain, "Is anything special happening in town this week?")
+    streamed, final = converse(brain, "Is there a party at Hobbs Cafe this week?")
     assert streamed == "A: 123s, 123s, 123s"  # the first draw streamed as it was written
     assert final == "Yes! My Valentine's Day party, on the 14th."
     replies = [c for c in chat.history if c.schema and "utterance" in str(c.schema)]
@@ -103,7 +113,7 @@ def test_replies_that_stay_ungrounded_give_way_to_a_plain_sentence_from_the_best
     chat = ScriptedChat(default={"rating": 3})
     brain = grounded_brain(tmp_path, chat)
     chat.enqueue(*[reply("I like sunny days and long walks.")] * 3)
-    _, final = converse(brain, "Is there any event this week?")
+    _, final = converse(brain, "Is Isabella throwing a party on February 14?")
     assert final.startswith("I am throwing a Valentine's Day party")
 
 
@@ -114,3 +124,9 @@ def test_what_memory_does_not_hold_gets_an_honest_answer(tmp_path: Path) -> None
     chat.enqueue(*[reply("Isabella Rodriguez")] * 3)
     _, final = converse(brain, "What did the mayor say about the bridge?")
     assert final == DONT_KNOW
+
+
+def test_a_situation_may_be_taken_up_without_facts_but_knowledge_may_not() -> None:
+    assert grounded("I would put out the fire at once!", [], "Your house is on fire!")
+    assert not grounded("The mayor said the bridge is great.", [])
+    assert grounded("I'm not sure, I haven't heard about it.", [])

@@ -53,6 +53,13 @@ TOPICS: dict[str, tuple[str, ...]] = {
         "Is there an event this week?",
         "Any gossip?",
     ),
+    "situation": (
+        "Your house is on fire! What do you do?",
+        "What would you do if it started to rain?",
+        "Someone asks you for help. What do you say?",
+        "The shop is closed today. What will you do?",
+        "Your friend is sad. How do you react?",
+    ),
     "reflection": (
         "What matters most to you?",
         "What have you learned lately?",
@@ -106,6 +113,11 @@ def degenerate(text: str, persona: Persona) -> str | None:
     name = persona.name.lower()
     if bare in (name, name.split()[0] if name else "") or set(bare.split()) <= set(name.split()):
         return "only a name"
+    if len(words) <= 4 and all(w[0].isupper() for w in words):
+        return "a bare name"
+    numbers = sum(w.isdigit() for w in words)
+    if numbers > 4 or numbers > len(words) / 4:
+        return "number soup"
     lowered = [w.lower() for w in words]
     for size in (1, 2, 3):
         grams = [tuple(lowered[i : i + size]) for i in range(len(lowered) - size + 1)]
@@ -115,18 +127,17 @@ def degenerate(text: str, persona: Persona) -> str | None:
     return None
 
 
-def grounded(text: str, facts: Sequence[str]) -> bool:
-    """Whether a reply rests on a fact: it shares two content words with one (or a
-    name or number). With no facts, an honest 'I don't know' is grounded."""
+def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = "") -> bool:
+    """Whether a reply rests on one of the (most relevant) facts: it says something of
+    one that was `known` already (the question, the speaker's own name: echoing those
+    proves nothing). With no facts, an honest "I don't know" is grounded, and so is a
+    reply that takes up the `situation` it is asked to react to."""
     if not facts:
-        return True
-    said = key_terms(text)
-    proper = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+|\d+", text[1:])}
-    for fact in facts:
-        shared = said & key_terms(fact)
-        if len(shared) >= 2 or shared & proper:
-            return True
-    return False
+        low = text.lower()
+        honest = any(w in low for w in ("not sure", "don't know", "no idea", "not heard"))
+        return honest or bool(situation and key_terms(text) & key_terms(situation))
+    said = key_terms(text) - key_terms(known)
+    return any(said & key_terms(fact) for fact in facts)
 
 
 def plain_answer(persona: Persona, fact: str | None) -> str:
@@ -143,8 +154,9 @@ def plain_answer(persona: Persona, fact: str | None) -> str:
             verb, _, tail = rest.partition(" ")
             if verb in ("is", "was"):
                 return f"I {'am' if verb == 'is' else 'was'} {tail}."
-            return f"I {imperative(rest)}."
-    return f"As far as I know, {fact[0].lower()}{fact[1:]}."
+            first, *more = rest.split(" and ")
+            return "I " + " and ".join(imperative(part) for part in [first, *more]) + "."
+    return f"As far as I know, {fact}."
 
 
 def trimmed(fact: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from npc_brain.mind.talk.answers import (
     TOPICS,
     degenerate,
     grounded,
+    key_terms,
     names_in,
     plain_answer,
     trimmed,
@@ -41,7 +43,14 @@ from npc_brain.persona import AgentRecord
 log = logging.getLogger(__name__)
 REDRAWS = 2  # a refused reply is drawn again this many times, then replaced
 FACTS = 5
+# MiniLM cosine from which a memory bears on a question: questions that memories answer
+# scored 0.51-0.83 with them, unrelated questions 0.30-0.32 (bench/interview.py's set).
+RELEVANT = 0.4
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
+_GENERIC = key_terms(
+    "anything special happening town week news new heard event plans doing going yesterday "
+    "lately talk talked done happened recently"
+)
 
 
 class _ListenerLeft(Exception):
@@ -68,8 +77,9 @@ class Replies:
         speaker_name = speaker.persona.name if speaker else speaker_id
         grounding = self._f.settings.grounded_replies
         facts: list[str] = []
+        topic = await self.topic(utterance) if grounding else ""
         if grounding:
-            facts = await self.facts(world, agent, game_time, utterance, speaker_id)
+            facts = await self.facts(world, agent, game_time, utterance, topic, speaker_id)
             messages = fact_messages(agent.persona, game_time, facts, speaker_name, utterance)
         else:
             recalled = await self._f.context(world, agent, game_time, utterance)
@@ -83,7 +93,9 @@ class Replies:
         assert answer is not None  # _stream ends with the reply
         text = answer.text
         if grounding:
-            text = await self._checked(world, agent, messages, answer.text, facts)
+            situation = utterance if topic == "situation" else ""
+            known = f"{utterance} {agent.persona.name}"
+            text = await self._checked(world, agent, messages, answer.text, facts, situation, known)
         text = text or "..."
         if not interview:
             exchange = [Line(speaker_id, utterance), Line(agent.agent_id, text)]
@@ -98,41 +110,52 @@ class Replies:
         agent: AgentRecord,
         game_time: GameTime,
         utterance: str,
+        topic: str,
         speaker_id: str = "",
     ) -> list[str]:
-        """What a reply to `utterance` should rest on, most telling first."""
+        """What a reply to `utterance` should rest on, most telling first. The topic
+        picks the sources (the persona for itself, the plan and plan memories for plans,
+        conversations for memory, important memories for news, reflections), then come
+        memories of the people it names and memories that bear on it (cosine at least
+        RELEVANT). A question none of whose words any of this holds gets no facts: the
+        honest answer is "I don't know". The agent's ablation switches apply."""
         persona = agent.persona
-        topic = await self.topic(utterance)
+        own = _persona_facts(agent)
+        if not agent.memory_enabled:
+            return own[:FACTS] if topic in ("self", "situation", "reflection") else own[:2]
+        found = own if topic == "self" else []
+        recall = partial(self._recalled, world, agent, game_time)
+        plan = world.mind(agent.agent_id).plan
+        if topic == "plans" and agent.planning_enabled:
+            found += [plan.describe(persona.name)] if plan is not None else []
+            found += await recall(utterance, 2, kinds=[MemoryKind.PLAN])
+            found += [f for f in own if "wakes" in f or "bed" in f]
+        if topic == "memory":
+            found += await recall(utterance, 2, kinds=[MemoryKind.DIALOGUE])
+        if topic == "news":
+            found += await recall(utterance, 2, NEWS_WEIGHTS)
+        if topic == "reflection":
+            if agent.reflection_enabled:
+                found += await recall(utterance, 2, kinds=[MemoryKind.REFLECTION])
+            found += own[1:3]
         people = {
             other.agent_id: other.persona.name
             for agent_id in world.store.agent_ids()
             if agent_id not in (agent.agent_id, speaker_id)
             and (other := world.store.get_agent(agent_id)) is not None
         }
-        found: list[str] = []
-        if topic == "self" or not agent.memory_enabled:
-            found += _persona_facts(agent)
-        if not agent.memory_enabled:
-            return found[:FACTS]
         for named in names_in(utterance, people):
-            found += await self._recalled(world, agent, game_time, people[named], 3)
-        if topic == "plans" and agent.planning_enabled:
-            plan = world.mind(agent.agent_id).plan
-            if plan is not None:
-                found.append(plan.describe(persona.name))
-            found += await self._recalled(
-                world, agent, game_time, utterance, 2, kinds=[MemoryKind.PLAN]
-            )
-        if topic == "news":
-            found += await self._recalled(world, agent, game_time, utterance, 3, NEWS_WEIGHTS)
-        if topic == "reflection" and agent.reflection_enabled:
-            found += await self._recalled(
-                world, agent, game_time, utterance, 3, kinds=[MemoryKind.REFLECTION]
-            )
+            found += await recall(people[named], 3)
         off = {MemoryKind.REFLECTION} if not agent.reflection_enabled else set()
         off |= {MemoryKind.PLAN} if not agent.planning_enabled else set()
         kinds = [k for k in MemoryKind if k not in off] if off else []
-        found += await self._recalled(world, agent, game_time, utterance, 3, kinds=kinds)
+        related = await recall(utterance, 4, kinds=kinds)
+        if related:
+            vectors = await self._f.embed([utterance, *related])
+            likeness = vectors[1:] @ vectors[0]
+            found += [f for f, score in zip(related, likeness, strict=True) if score >= RELEVANT]
+        if topic not in ("self", "situation", "reflection") and not _touches(utterance, found):
+            return []
         return list(dict.fromkeys(trimmed(f) for f in found))[:FACTS]
 
     async def topic(self, utterance: str) -> str:
@@ -162,12 +185,16 @@ class Replies:
         messages: list[Message],
         text: str,
         facts: list[str],
+        situation: str,
+        known: str,
     ) -> str:
-        """The reply if it is usable; else a redraw that is; else the plain answer."""
+        """The reply if it is usable; else a redraw that is; else the plain answer.
+        Usable: not degenerate, and resting on one of the three most relevant facts (or,
+        with none, honest, or taking up the `situation` asked about)."""
         settings = self._f.settings
         for attempt in range(REDRAWS + 1):
             problem = degenerate(text, agent.persona)
-            if problem is None and not grounded(text, facts):
+            if problem is None and not grounded(text, facts[:3], situation, known):
                 problem = "names none of the facts"
             if problem is None:
                 return text
@@ -230,12 +257,23 @@ class Replies:
 
 
 def _persona_facts(agent: AgentRecord) -> list[str]:
+    """The persona as facts, what it does first."""
     p = agent.persona
-    facts = [f"{p.name} is {p.age} years old" if p.age else ""]
-    facts += [f"{p.name} {text}" for text in (p.learned, p.innate and f"is {p.innate}") if text]
+    article = p.learned.split(" ", 1)[0].lower() in ("a", "an", "the")
+    facts = [f"{p.name} {'is ' if article else ''}{p.learned}" if p.learned else ""]
     facts += [f"{p.name} is {p.currently}" if p.currently else ""]
+    facts += [f"{p.name} is {p.innate}" if p.innate else ""]
     facts += [f"{p.name} {p.lifestyle}" if p.lifestyle else ""]
+    facts += [f"{p.name} is {p.age} years old" if p.age else ""]
     return [f for f in facts if f]
+
+
+def _touches(question: str, facts: Sequence[str]) -> bool:
+    """Whether the facts hold any of the question's content words (beyond the words
+    every question about news or plans has)."""
+    asked = key_terms(question) - _GENERIC
+    held = set().union(*(key_terms(f) for f in facts)) if facts else set()
+    return bool(facts) and (not asked or bool(asked & held))
 
 
 def _close_queue(pieces: asyncio.Queue[str | None]) -> Callable[[asyncio.Future[Any]], None]:

@@ -1,0 +1,272 @@
+"""Interviews in the paper's five categories, judged automatically, with its ablations.
+
+    python -m bench.interview [--seed S]
+
+Two personas with seeded memories (who they know, what they did yesterday, their plan
+for the day, a reflection) are asked questions of the paper's interview categories
+(self-knowledge, memory, plans, reactions, reflections) and one they cannot know. An
+answer is believable when it is well formed (not degenerate: no role tag, loop, bare
+name or JSON) and names the expected fact (or, for the unknowable question, says it
+does not know). The conditions, in one run on the same default models: the full
+architecture with grounded replies; the same with grounded_replies off (the baseline:
+the reply as the model writes it, from recalled memories); and the paper's ablations
+with grounded replies: no reflection, no planning, no memory. Time to first token is
+the median over the questions, grounded against the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from npc_brain.action import Line
+from npc_brain.brain import Brain
+from npc_brain.config import Settings
+from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
+from npc_brain.llm.base import ChatModel, Embedder
+from npc_brain.memory.records import MemoryKind, Observation
+from npc_brain.mind.talk.answers import degenerate
+from npc_brain.mind.world import WorldRegistry
+from npc_brain.persona import Persona, Switches
+
+T0 = 1_676_275_200.0  # 2023-02-13 08:00 UTC
+DAY = 86_400.0
+DONT_KNOW_WORDS = ("not sure", "don't know", "do not know", "no idea", "haven't heard")
+
+
+@dataclass(frozen=True)
+class Question:
+    category: str
+    text: str
+    expected: tuple[str, ...]  # any of these (lowercase) in the answer; () = unknowable
+
+
+PEOPLE: dict[str, tuple[Persona, list[tuple[MemoryKind, str]], list[Question]]] = {
+    "isabella": (
+        Persona(
+            "Isabella Rodriguez",
+            34,
+            "friendly, outgoing, hospitable",
+            "owns Hobbs Cafe and loves to make people feel welcome",
+            "planning a Valentine's Day party at Hobbs Cafe",
+            "wakes up at 6 am, opens the cafe at 8 am, goes to bed around 11 pm",
+            "the Ville:Isabella Rodriguez's apartment:main room",
+        ),
+        [
+            (
+                MemoryKind.OBSERVATION,
+                "Klaus Mueller is a sociology student who studies at Hobbs Cafe in the morning",
+            ),
+            (MemoryKind.OBSERVATION, "Maria Lopez works part-time at Hobbs Cafe"),
+            (
+                MemoryKind.DIALOGUE,
+                'Isabella Rodriguez said to Maria Lopez: "Can you help me '
+                'decorate the cafe for the party?"',
+            ),
+            (
+                MemoryKind.PLAN,
+                "Isabella Rodriguez's plan for February 14: open Hobbs Cafe at "
+                "8 am, decorate in the afternoon, host the Valentine's Day party from 5 pm to 7 pm",
+            ),
+            (
+                MemoryKind.REFLECTION,
+                "Isabella Rodriguez finds joy in bringing the community together at her cafe",
+            ),
+        ],
+        [
+            Question("self", "Give an introduction of yourself.", ("cafe", "hobbs")),
+            Question("self", "What is your job?", ("cafe", "hobbs")),
+            Question("memory", "Who is Klaus Mueller?", ("student", "sociology", "studies")),
+            Question("memory", "Whom did you talk to yesterday?", ("maria",)),
+            Question("plans", "What are you doing on February 14?", ("party", "valentine")),
+            Question("plans", "When do you open the cafe?", ("8", "eight")),
+            Question(
+                "reactions",
+                "Your breakfast is burning! What would you do?",
+                ("breakfast", "burn", "fire", "stove", "smoke", "kitchen", "pan"),
+            ),
+            Question(
+                "reactions",
+                "Maria asks you for a day off. What do you say?",
+                ("maria", "day off", "of course", "sure", "yes"),
+            ),
+            Question(
+                "reflections",
+                "What inspires you in life the most right now?",
+                ("community", "together", "people", "welcome", "party"),
+            ),
+            Question(
+                "reflections",
+                "What do you care about most?",
+                ("community", "cafe", "people", "welcome", "party"),
+            ),
+            Question("unknown", "What did the mayor say about the new bridge?", ()),
+        ],
+    ),
+    "klaus": (
+        Persona(
+            "Klaus Mueller",
+            20,
+            "kind, curious, passionate",
+            "a sociology student at Oak Hill College",
+            "writing a research paper on the effects of gentrification",
+            "wakes up at 7 am, studies at the library, goes to bed at midnight",
+            "the Ville:Dorm for Oak Hill College:Klaus's room",
+        ),
+        [
+            (MemoryKind.OBSERVATION, "Maria Lopez is Klaus Mueller's classmate and friend"),
+            (MemoryKind.OBSERVATION, "Isabella Rodriguez owns Hobbs Cafe"),
+            (
+                MemoryKind.DIALOGUE,
+                'Maria Lopez said to Klaus Mueller: "Want to study '
+                'together at the library tomorrow?"',
+            ),
+            (
+                MemoryKind.PLAN,
+                "Klaus Mueller's plan for February 14: study at the library "
+                "at 9 am, work on the gentrification paper, meet Maria at 3 pm",
+            ),
+            (
+                MemoryKind.REFLECTION,
+                "Klaus Mueller cares about how cities change the lives of the people in them",
+            ),
+        ],
+        [
+            Question(
+                "self", "Give an introduction of yourself.", ("student", "sociology", "college")
+            ),
+            Question("self", "What are you working on?", ("paper", "gentrification", "research")),
+            Question("memory", "Who is Maria Lopez?", ("classmate", "friend")),
+            Question("memory", "Who owns Hobbs Cafe?", ("isabella",)),
+            Question(
+                "plans",
+                "What are you doing on February 14?",
+                ("library", "study", "paper", "maria"),
+            ),
+            Question("plans", "When are you meeting Maria?", ("3", "three", "library")),
+            Question(
+                "reactions",
+                "The library is closed today. What will you do?",
+                ("library", "closed", "cafe", "home", "study", "paper"),
+            ),
+            Question(
+                "reactions",
+                "Your laptop just broke. What do you do?",
+                ("laptop", "fix", "repair", "paper", "library"),
+            ),
+            Question(
+                "reflections",
+                "What matters most to you?",
+                ("cities", "people", "change", "gentrification", "research"),
+            ),
+            Question(
+                "reflections",
+                "What have you learned lately?",
+                ("cities", "gentrification", "people", "change"),
+            ),
+            Question("unknown", "What did the mayor say about the new bridge?", ()),
+        ],
+    ),
+}
+CONDITIONS: dict[str, tuple[bool, Switches]] = {
+    "full, grounded": (True, Switches()),
+    "full, baseline (grounded_replies off)": (False, Switches()),
+    "no reflection": (True, Switches(reflection=False)),
+    "no planning": (True, Switches(planning=False)),
+    "no memory": (True, Switches(memory=False)),
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: Question
+    text: str
+    first_token_s: float
+
+    @property
+    def well_formed(self) -> bool:
+        return degenerate(self.text, Persona("")) is None
+
+    @property
+    def believable(self) -> bool:
+        low = self.text.lower()
+        if not self.well_formed:
+            return False
+        if not self.question.expected:
+            return any(w in low for w in DONT_KNOW_WORDS)
+        return any(w in low for w in self.question.expected)
+
+
+async def interview(brain: Brain, switches: Switches) -> list[Answer]:
+    answers = []
+    for agent_id, (persona, memories, questions) in PEOPLE.items():
+        await brain.upsert_agent("", agent_id, persona, T0, switches)
+        for i, (kind, text) in enumerate(memories):
+            await brain.add_memory("", agent_id, T0 - DAY + i * 600, kind, Observation(text))
+        for question in questions:
+            started, first = time.perf_counter(), None
+            text = ""
+            async for event in brain.converse(
+                "", agent_id, T0, "player", question.text, interview=True
+            ):
+                if first is None:
+                    first = time.perf_counter() - started
+                if isinstance(event, Line):
+                    text = event.text
+            answers.append(Answer(question, text, first or 0.0))
+    return answers
+
+
+def run(condition: str, chat: ChatModel, embedder: Embedder, seed: int) -> list[Answer]:
+    grounded, switches = CONDITIONS[condition]
+    with tempfile.TemporaryDirectory() as folder:
+        settings = Settings(data_dir=Path(folder), grounded_replies=grounded, seed=seed)
+        worlds = WorldRegistry(settings.data_dir, embedder.model_id, embedder.dimension)
+        brain = Brain(chat=chat, embedder=embedder, worlds=worlds, settings=settings)
+        try:
+            return asyncio.run(interview(brain, switches))
+        finally:
+            brain.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--show", action="store_true", help="print every answer")
+    parser.add_argument(
+        "--only", nargs="+", choices=list(CONDITIONS), help="run only these conditions"
+    )
+    args = parser.parse_args()
+    settings = Settings(seed=args.seed)
+    chat, embedder = chat_from_settings(settings), embedder_from_settings(settings)
+    categories = ["self", "memory", "plans", "reactions", "reflections", "unknown"]
+    print("| condition | " + " | ".join(categories) + " | all | degenerate | first token p50 |")
+    print("|---" * (len(categories) + 4) + "|")
+    for condition in args.only or CONDITIONS:
+        answers = run(condition, chat, embedder, args.seed)
+        if args.show:
+            for a in answers:
+                mark = "ok " if a.believable else "-- "
+                print(f"  {mark}[{condition}] {a.question.text} -> {a.text}")
+        cells = []
+        for category in categories:
+            mine = [a for a in answers if a.question.category == category]
+            cells.append(f"{sum(a.believable for a in mine)}/{len(mine)}")
+        total = sum(a.believable for a in answers)
+        bad = sum(not a.well_formed for a in answers)
+        first = statistics.median(a.first_token_s for a in answers)
+        print(
+            f"| {condition} | "
+            + " | ".join(cells)
+            + f" | {100 * total / len(answers):.0f}% | {bad} | {first:.2f} s |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
