@@ -338,7 +338,10 @@ func _on_tick_call_finished(batch_call: NpcBrainCall, world: String, game_time: 
 				var missing := NpcBrainCall.client_error(NpcBrainCall.Code.INTERNAL, "no result")
 				_fail_member(member, missing, 200)
 		return
-	var one_bad: bool = batch_call.status == "INVALID_ARGUMENT" or batch_call.status == "NOT_FOUND"
+	var one_bad: bool = (
+		batch_call.has_code(NpcBrainCall.Code.INVALID_ARGUMENT)
+		or batch_call.has_code(NpcBrainCall.Code.NOT_FOUND)
+	)
 	if members.size() > 1 and one_bad:
 		for member: NpcBrainCall in members:  # alone, so that only the faulty agent fails
 			var alone: Array[NpcBrainCall] = [member]
