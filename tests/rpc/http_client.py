@@ -60,4 +60,5 @@ class HttpDoor:
         response = self.stream(method, message)
         assert response.status == 200, response.read()
         while line := response.readline():
-            yield json.loads(line)
+            if line.strip():  # an empty line is a keep-alive (the reply waits for the model)
+                yield json.loads(line)
