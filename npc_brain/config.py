@@ -201,16 +201,18 @@ class Settings:
         6, "lines in one conversation between agents at most", 2, 40
     )
     planner: str = _cognition(
-        "composed",
-        "how days are planned: composed (the day laid out from the persona, its "
-        "requirements and commitments; the model chooses among options) or free (the "
-        "model writes the plan, as in the paper; a 135M model's days make little sense)",
+        "free",
+        "how days are planned: free (the model writes the plan, as in the paper) or "
+        "composed (the day laid out from the persona, its requirements and commitments; "
+        "the model chooses among options; to become the default once bench.days confirms "
+        "it on a quiet machine)",
     )
     grounded_replies: bool = _cognition(
-        True,
+        False,
         "replies rest on facts chosen for the question (its topic, the people it names) "
         "and are checked: a degenerate reply, or one that names none of the facts, is drawn "
-        "again, then replaced by a plain sentence from the best fact",
+        "again, then replaced by a plain sentence from the best fact (opt in until "
+        "bench.interview confirms it)",
     )
     cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000

@@ -75,9 +75,6 @@ def make_brain(
     # Fakes script the chat model's ratings ({"rating": 9}), so importance asks the model
     # here unless a test picks another estimator (the server's default is the anchors).
     settings.setdefault("importance_estimator", "model")
-    # Fakes script the reply text too: the server's checks of a reply (grounded_replies)
-    # would replace it, so they are on only where a test asks (tests/unit/test_replies.py).
-    settings.setdefault("grounded_replies", False)
     config = Settings(data_dir=tmp_path / "data", **settings)  # type: ignore[arg-type]
     return Brain(
         chat=chat or ScriptedChat(default={"rating": 3}),

