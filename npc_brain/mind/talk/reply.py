@@ -202,21 +202,33 @@ class Replies:
             if attempt == REDRAWS:
                 break
             seed = settings.seed + attempt + 1
-
-            def redraw(chat: ChatModel, seed: int = seed) -> tuple[Reply, Completion]:
-                answer = stream_reply(
-                    chat,
-                    messages,
-                    max_tokens=settings.reply_max_tokens,
-                    temperature=settings.temperature,
-                    seed=seed,
-                    on_text=lambda _: None,
-                )
-                return answer, answer.completion
-
-            again = await self._f.think(world, agent, "converse", Priority.PLAYER_DIALOGUE, redraw)
+            again = await self._draw(world, agent, messages, seed, lambda _: None)
             text = again.text
         return plain_answer(agent.persona, facts[0] if facts else None)
+
+    async def _draw(
+        self,
+        world: World,
+        agent: AgentRecord,
+        messages: list[Message],
+        seed: int,
+        on_text: Callable[[str], None],
+    ) -> Reply:
+        """One reply drawn at player-dialogue priority, each new piece of text to on_text."""
+        settings = self._f.settings
+
+        def reply(chat: ChatModel) -> tuple[Reply, Completion]:
+            answer = stream_reply(
+                chat,
+                messages,
+                max_tokens=settings.reply_max_tokens,
+                temperature=settings.temperature,
+                seed=seed,
+                on_text=on_text,
+            )
+            return answer, answer.completion
+
+        return await self._f.think(world, agent, "converse", Priority.PLAYER_DIALOGUE, reply)
 
     async def _stream(
         self, world: World, agent: AgentRecord, messages: list[Message]
@@ -231,21 +243,8 @@ class Replies:
                 raise _ListenerLeft
             loop.call_soon_threadsafe(pieces.put_nowait, piece)
 
-        settings = self._f.settings
-
-        def reply(chat: ChatModel) -> tuple[Reply, Completion]:
-            answer = stream_reply(
-                chat,
-                messages,
-                max_tokens=settings.reply_max_tokens,
-                temperature=settings.temperature,
-                seed=settings.seed,
-                on_text=on_text,
-            )
-            return answer, answer.completion
-
         job: asyncio.Future[Reply] = asyncio.ensure_future(
-            self._f.think(world, agent, "converse", Priority.PLAYER_DIALOGUE, reply)
+            self._draw(world, agent, messages, self._f.settings.seed, on_text)
         )
         job.add_done_callback(_close_queue(pieces))
         try:
