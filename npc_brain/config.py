@@ -145,6 +145,11 @@ class Settings:
         0,
         19,
     )
+    player_first: bool = _models(
+        True,
+        "a player's Converse interrupts the embedded model's running job between two tokens"
+        " (or prompt chunks), which then resumes where it was; off: it waits for that job",
+    )
     prompt_cache_mb: int = _models(
         256,
         "MiB of saved prompt-prefix states of the embedded chat model (least recently used"

@@ -51,6 +51,26 @@ class ChatModel(Protocol):
     ) -> Completion: ...
 
 
+class Interrupts(Protocol):
+    """More urgent work that may run in the middle of a model call (the scheduler)."""
+
+    def pending(self) -> bool:
+        """Whether such work waits (asked between two tokens: cheap)."""
+        ...
+
+    def serve(self) -> None:
+        """Runs it now, on the calling thread."""
+        ...
+
+
+@runtime_checkable
+class Interruptible(Protocol):
+    """A chat model that can set a call aside between two tokens, let `interrupts` run
+    (more calls of its own among them), and resume the call exactly where it was."""
+
+    interrupts: Interrupts | None
+
+
 @runtime_checkable
 class OptionScorer(Protocol):
     """A chat model that can say how likely each of a few complete answers is.

@@ -1,7 +1,10 @@
 """llama.cpp backends (llama-cpp-python): the chat model and the embedder.
 
 Each instance owns one llama.cpp context and serves one call at a time (a lock
-guards it), so several RPCs arriving at once queue rather than corrupt its state.
+guards it), so several RPCs arriving at once queue rather than corrupt its state. A
+call may be interrupted between two tokens (or two prompt chunks) by more urgent ones
+(a player's line): its context is set aside (state bytes, tokens, sampler), they run,
+and it resumes exactly where it was, with the answer it would have given anyway.
 The chat template is the one stored in the GGUF; JSON schemas become grammars.
 Prompt prefixes that repeat (persona, instructions) are restored from saved states
 rather than evaluated again (prompt_cache.py); the embedder embeds a list in batches.
@@ -26,7 +29,7 @@ from llama_cpp.llama_grammar import LlamaGrammar
 from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
-from npc_brain.llm.base import Completion, Message, TokenSink, normalise_rows
+from npc_brain.llm.base import Completion, Interrupts, Message, TokenSink, normalise_rows
 from npc_brain.llm.markup import Defuser
 from npc_brain.llm.prompt_cache import (
     PromptCacheStats,
@@ -43,6 +46,9 @@ CHATML_TEMPLATE = (
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 EMBED_PACK_TOKENS = 64  # texts embedded in one llama.cpp batch, by their token count
+# Prompt tokens evaluated between two chances for a player's line to interrupt: about
+# 0.3 s of prompt evaluation here, in batches still large enough to run at full speed.
+PROMPT_CHUNK_TOKENS = 64
 PROMPT_CACHE_BYTES = 256 * 1024 * 1024  # ~100 persona prefixes of SmolLM2-135M
 
 
@@ -127,7 +133,9 @@ class LlamaChat:
         _require_file(path, "chat")
         self.model_id = path.name
         self._seed = seed
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by the calls that interrupt a call
+        self.interrupts: Interrupts | None = None
+        self.interruptions = 0  # calls set aside for more urgent ones
         self._states = PromptStates(prompt_cache_bytes)
         self._live_ends: tuple[int, ...] = ()  # the splits the live context was evaluated with
         self.prompt_cache_stats = PromptCacheStats()
@@ -179,6 +187,7 @@ class LlamaChat:
                     if on_token is not None:
                         on_token(piece)
                 finish_reason = choice.get("finish_reason") or finish_reason
+                self._let_urgent_calls_in()
             completion_tokens = len(pieces)
             prompt_tokens = max(0, self._llama.n_tokens - completion_tokens)
             if self._llama.input_ids[: len(tokens)].tolist() != tokens:
@@ -262,9 +271,34 @@ class LlamaChat:
         todo = [end for end in ends if end > start]
         keep = max((e for e in todo if self._states.worth_saving(tuple(tokens[:e]))), default=0)
         for end in todo:
-            llama.eval(tokens[llama.n_tokens : end])
+            while llama.n_tokens < end:
+                llama.eval(tokens[llama.n_tokens : min(end, llama.n_tokens + PROMPT_CHUNK_TOKENS)])
+                self._let_urgent_calls_in()
             if end == keep:
                 self._save(tuple(tokens[:end]), tuple(ends[: ends.index(end) + 1]))
+
+    def _let_urgent_calls_in(self) -> None:
+        """Runs the more urgent calls that wait (a player's line), now, with this call's
+        context set aside and put back afterwards."""
+        if self.interrupts is None or not self.interrupts.pending():
+            return
+        self.interruptions += 1
+        llama: Any = self._llama
+        ctx = llama._ctx.ctx  # noqa: SLF001 - the state calls need the raw context
+        size = llama_cpp.llama_state_get_size(ctx)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_get_data(ctx, buffer, size)
+        tokens, ids = llama.n_tokens, llama.input_ids.copy()
+        fields = [llama._sampler, llama._mirostat_mu, llama._requires_eval, llama._seed]
+        live_ends = self._live_ends
+        try:
+            self.interrupts.serve()
+        finally:
+            if llama_cpp.llama_state_set_data(ctx, buffer, written) != written:
+                raise RuntimeError("llama.cpp could not restore an interrupted call's state")
+            llama.n_tokens, llama.input_ids[:] = tokens, ids
+            llama._sampler, llama._mirostat_mu, llama._requires_eval, llama._seed = fields
+            self._live_ends = live_ends
 
     def _save(self, tokens: tuple[int, ...], ends: tuple[int, ...]) -> None:
         ctx = self._llama._ctx.ctx  # noqa: SLF001 - the state calls need the raw context

@@ -7,6 +7,11 @@ out the lowest-priority waiting job if it outranks it, otherwise it is refused
 (ResourceExhausted). A job may carry a deadline (dropped unstarted once it passes)
 and a key: a newer job with the same key supersedes a waiting older one. RPCs await
 jobs only as long as their caller allows; the tick path never runs the model itself.
+
+A player never waits behind the town: a model that can set its work aside (the embedded
+llama.cpp one, see llm/llama.py) asks `pending()` between two tokens, and when a
+player's line waits it calls `serve()`, which runs that job right there on the worker
+thread; the interrupted job then resumes where it was.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ class Priority(IntEnum):
     PLANNING = 2
     IMPORTANCE = 3
     REFLECTION = 4
+
+
+INTERRUPTING = Priority.PLAYER_DIALOGUE  # jobs this urgent run inside a less urgent one
 
 
 class Superseded(Exception):
@@ -76,6 +84,7 @@ class Scheduler:
         self._lock = threading.Condition()
         self._closed = False
         self._nice = nice
+        self._running = threading.local()  # .priority: the job of this worker thread
         self._threads = [
             threading.Thread(target=self._serve, name=f"{name}-{i}", daemon=True)
             for i in range(workers)
@@ -160,14 +169,40 @@ class Scheduler:
             del self._by_key[job.key]
         job.loop.call_soon_threadsafe(_fail, job.future, error)
 
+    def pending(self) -> bool:
+        """Whether a job waits that may interrupt the job of the calling worker thread
+        (cheap and lock-free: asked between two tokens)."""
+        current = getattr(self._running, "priority", None)
+        heap = self._heap
+        return (
+            current is not None
+            and current > INTERRUPTING
+            and bool(heap)
+            and (heap[0].priority <= INTERRUPTING)
+        )
+
+    def serve(self) -> None:
+        """Runs the waiting jobs that may interrupt the calling worker thread's job, now,
+        on this thread; returns when none is left."""
+        if not self.pending():
+            return
+        while (job := self._take(wait=False)) is not None:
+            self._execute(job)
+
     def _serve(self) -> None:
         _lower_priority(self._nice)
-        while True:
-            with self._lock:
-                while not self._heap and not self._closed:
+        while (job := self._take(wait=True)) is not None:
+            self._execute(job)
+
+    def _take(self, *, wait: bool) -> _Job | None:
+        """The most urgent live job, removed from the queue. wait: block for one (None
+        once closed and empty); else only a job that may interrupt, or None."""
+        with self._lock:
+            while True:
+                while wait and not self._heap and not self._closed:
                     self._lock.wait()
-                if self._closed and not self._heap:
-                    return
+                if not self._heap or (not wait and self._heap[0].priority > INTERRUPTING):
+                    return None
                 job = heapq.heappop(self._heap)
                 if job.done:
                     continue
@@ -175,20 +210,27 @@ class Scheduler:
                 self._waiting -= 1
                 if job.key is not None and self._by_key.get(job.key) is job:
                     del self._by_key[job.key]
-            if job.future.cancelled():
-                continue
-            if job.deadline is not None and time.monotonic() > job.deadline:
-                self.dropped["deadline"] += 1
-                job.loop.call_soon_threadsafe(
-                    _fail, job.future, DeadlineExceeded("the job's deadline passed in the queue")
-                )
-                continue
-            try:
-                result = job.run()
-            except BaseException as error:  # noqa: BLE001 - handed to the waiting coroutine
-                job.loop.call_soon_threadsafe(_fail, job.future, error)
-            else:
-                job.loop.call_soon_threadsafe(_succeed, job.future, result)
+                return job
+
+    def _execute(self, job: _Job) -> None:
+        if job.future.cancelled():
+            return
+        if job.deadline is not None and time.monotonic() > job.deadline:
+            self.dropped["deadline"] += 1
+            job.loop.call_soon_threadsafe(
+                _fail, job.future, DeadlineExceeded("the job's deadline passed in the queue")
+            )
+            return
+        outer = getattr(self._running, "priority", None)
+        self._running.priority = job.priority
+        try:
+            result = job.run()
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting coroutine
+            job.loop.call_soon_threadsafe(_fail, job.future, error)
+        else:
+            job.loop.call_soon_threadsafe(_succeed, job.future, result)
+        finally:
+            self._running.priority = outer
 
 
 def _succeed(future: asyncio.Future[Any], result: Any) -> None:

@@ -19,7 +19,7 @@ from npc_brain.config import Settings
 from npc_brain.importance.base import Estimate, ImportanceEstimator
 from npc_brain.importance.registry import Estimators
 from npc_brain.llm.backends import chat_workers
-from npc_brain.llm.base import ChatModel, Completion, Embedder
+from npc_brain.llm.base import ChatModel, Completion, Embedder, Interruptible
 from npc_brain.llm.embed_cache import EmbeddingCache
 from npc_brain.llm.scheduler import Priority, Scheduler
 from npc_brain.llm.worker import ModelWorker
@@ -61,6 +61,8 @@ class Faculties:
             workers=chat_workers(settings),
             nice=settings.model_nice,
         )
+        if settings.player_first and isinstance(chat, Interruptible):
+            chat.interrupts = self.scheduler  # a player's line runs inside a running job
         self.embed_worker = ModelWorker("embed")
         self.embeddings = EmbeddingCache(settings.embedding_cache_size, embedder.dimension)
         self.usage = UsageLedger()

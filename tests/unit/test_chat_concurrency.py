@@ -11,7 +11,10 @@ import pytest
 
 from npc_brain.config import Settings
 from npc_brain.llm.backends import chat_workers
+from npc_brain.llm.base import Interrupts
+from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.llm.scheduler import Priority, Scheduler
+from npc_brain.mind.faculties import Faculties
 from tests.conftest import make_brain
 
 
@@ -92,3 +95,19 @@ def test_chat_concurrency_applies_to_a_remote_server_only(tmp_path: Path) -> Non
         assert len(brain._minds.faculties.scheduler._threads) == 3  # noqa: SLF001 - the workers under test
     finally:
         brain.close()
+
+
+class _InterruptibleChat(ScriptedChat):
+    interrupts: Interrupts | None = None
+
+
+@pytest.mark.parametrize("player_first", [True, False])
+def test_the_embedded_model_lets_player_lines_interrupt_unless_turned_off(
+    player_first: bool,
+) -> None:
+    chat = _InterruptibleChat()
+    faculties = Faculties(chat, HashingEmbedder(), Settings(player_first=player_first))
+    try:
+        assert (chat.interrupts is faculties.scheduler) is player_first
+    finally:
+        faculties.close()

@@ -153,3 +153,83 @@ def test_workers_run_at_the_niceness_asked_and_threads_they_start_inherit_it() -
 
     assert asyncio.run(scenario()) == (wanted, wanted)
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base  # only workers
+
+
+def _stepping(scheduler: Scheduler, log: list[str], name: str, steps: int) -> object:
+    """A job that, like the embedded model between two tokens, lets urgent jobs in."""
+
+    def run() -> str:
+        for step in range(steps):
+            log.append(f"{name} {step}")
+            scheduler.serve()
+        return name
+
+    return run
+
+
+def test_a_player_job_runs_inside_a_running_job_which_then_resumes() -> None:
+    async def scenario() -> list[str]:
+        scheduler = Scheduler(capacity=10)
+        log: list[str] = []
+        started, gate = threading.Event(), threading.Event()
+
+        def background() -> str:
+            log.append("plan 0")
+            started.set()
+            gate.wait(10)
+            for step in range(1, 4):
+                scheduler.serve()
+                log.append(f"plan {step}")
+            return "plan"
+
+        plan = asyncio.create_task(scheduler.run(Priority.PLANNING, background))
+        await asyncio.to_thread(started.wait, 10)
+        reaction = asyncio.create_task(scheduler.run(Priority.REACTION, log.append, "reaction"))
+        player = asyncio.create_task(
+            scheduler.run(Priority.PLAYER_DIALOGUE, _stepping(scheduler, log, "player", 2))
+        )
+        await asyncio.sleep(0.01)
+        gate.set()
+        assert await asyncio.gather(plan, player, reaction) == ["plan", "player", None]
+        scheduler.close()
+        return log
+
+    # The player's job runs at the plan's next chance, and is not itself interrupted;
+    # a reaction (not a player's line) waits for the plan to end.
+    assert asyncio.run(scenario()) == [
+        "plan 0",
+        "player 0",
+        "player 1",
+        "plan 1",
+        "plan 2",
+        "plan 3",
+        "reaction",
+    ]
+
+
+def test_serve_skips_a_player_job_cancelled_while_it_waited() -> None:
+    async def scenario() -> list[object]:
+        scheduler = Scheduler(capacity=10)
+        assert not scheduler.pending()  # outside a job nothing may interrupt
+        started, cancelled = threading.Event(), threading.Event()
+        seen: list[object] = []
+
+        def background() -> None:
+            started.set()
+            cancelled.wait(10)
+            seen.append(scheduler.pending())
+            scheduler.serve()
+            seen.append(scheduler.pending())
+
+        job = asyncio.create_task(scheduler.run(Priority.REFLECTION, background))
+        await asyncio.to_thread(started.wait, 10)
+        player = asyncio.create_task(scheduler.run(Priority.PLAYER_DIALOGUE, seen.append, "ran"))
+        await asyncio.sleep(0.01)
+        player.cancel()
+        await asyncio.sleep(0.01)
+        cancelled.set()
+        await job
+        scheduler.close()
+        return seen
+
+    assert asyncio.run(scenario()) == [True, False]  # taken from the queue, never run
