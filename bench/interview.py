@@ -10,7 +10,10 @@ name or JSON) and names the expected fact (or, for the unknowable question, says
 does not know). The conditions, in one run on the same default models: the full
 architecture with grounded replies; the same with grounded_replies off (the baseline:
 the reply as the model writes it, from recalled memories); and the paper's ablations
-with grounded replies: no reflection, no planning, no memory. Time to first token is
+with grounded replies, cumulative as in its section 6.1: no reflection; no reflection
+and no planning; no memory, reflection or planning. A reflections question is judged
+by the agent's reflection (words its persona does not hold): drawing on the persona
+alone is what an agent without reflections does. Time to first token is
 the median over the questions, grounded against the baseline.
 """
 
@@ -98,12 +101,12 @@ PEOPLE: dict[str, tuple[Persona, list[tuple[MemoryKind, str]], list[Question]]] 
             Question(
                 "reflections",
                 "What inspires you in life the most right now?",
-                ("community", "together", "people", "welcome", "party"),
+                ("community", "together", "joy"),
             ),
             Question(
                 "reflections",
                 "What do you care about most?",
-                ("community", "cafe", "people", "welcome", "party"),
+                ("community", "together", "joy"),
             ),
             Question("unknown", "What did the mayor say about the new bridge?", ()),
         ],
@@ -162,12 +165,12 @@ PEOPLE: dict[str, tuple[Persona, list[tuple[MemoryKind, str]], list[Question]]] 
             Question(
                 "reflections",
                 "What matters most to you?",
-                ("cities", "people", "change", "gentrification", "research"),
+                ("cities", "city", "lives", "change"),
             ),
             Question(
                 "reflections",
                 "What have you learned lately?",
-                ("cities", "gentrification", "people", "change"),
+                ("cities", "city", "lives", "change"),
             ),
             Question("unknown", "What did the mayor say about the new bridge?", ()),
         ],
@@ -177,8 +180,11 @@ CONDITIONS: dict[str, tuple[bool, Switches]] = {
     "full, grounded": (True, Switches()),
     "full, baseline (grounded_replies off)": (False, Switches()),
     "no reflection": (True, Switches(reflection=False)),
-    "no planning": (True, Switches(planning=False)),
-    "no memory": (True, Switches(memory=False)),
+    "no reflection, no planning": (True, Switches(reflection=False, planning=False)),
+    "no memory, no reflection, no planning": (
+        True,
+        Switches(reflection=False, planning=False, memory=False),
+    ),
 }
 
 
