@@ -177,9 +177,11 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
         }
         plans = await _settle(brain, "klaus", MemoryKind.PLAN, 2)
         assert "revised plan" in plans[-1].description and "decorating" in plans[-1].description
-        thoughts = await _settle(brain, "klaus", MemoryKind.REFLECTION, 2)
+        thoughts = await _settle(brain, "klaus", MemoryKind.THOUGHT, 2)
         lines = {m.memory_id for m in heard}
         assert all(set(t.evidence_ids) <= lines and t.evidence_ids for t in thoughts)
+        page = await brain.list_memories("", "klaus", kinds=[MemoryKind.REFLECTION])
+        assert page.memories == []  # thoughts are no reflections
         action, _ = await brain.act("", "klaus", T0 + 60, 0)
         assert action.chat_with_agent_id == "isabella"
         assert [x.speaker_id for x in action.chat] == ["isabella", "klaus", "isabella"]
