@@ -21,7 +21,7 @@ from npc_brain.server.inspector.audit import Correction
 from npc_brain.server.inspector.web import PREFIX, format_time, h, link, options, time_input
 from npc_brain.v1 import brain_pb2 as pb
 
-KINDS = ("OBSERVATION", "REFLECTION", "PLAN", "DIALOGUE")
+KINDS = ("OBSERVATION", "REFLECTION", "PLAN", "DIALOGUE", "THOUGHT")
 TERMS = ("recency", "importance", "relevance")
 
 
