@@ -167,7 +167,13 @@ class BrainServicer:
     def Converse(self, request, context):
         """Someone (the player, or another agent) speaks to the agent; the reply streams
         token by token, then a final utterance. Both lines are stored as memories
-        (except in interview mode).
+        (except in interview mode). The reply never tells the speaker a memory that is
+        private or not shared with it (Observation.private, share_with): such memories are
+        not recalled for it, and a reply that gives one away anyway is replaced by "I'd
+        rather not talk about that."; an agent that holds any sends its reply only once
+        checked, as one token event. In interview mode, a reply that passes on something
+        the agent heard from another agent ends by naming its source chain ("I heard it
+        from Klaus, who heard it from Isabella.").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
