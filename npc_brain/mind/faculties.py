@@ -174,10 +174,13 @@ class Faculties:
         insights: Sequence[Insight],
         game_time: GameTime,
         kind: MemoryKind = MemoryKind.REFLECTION,
+        shown: Sequence[MemoryRecord] = (),
     ) -> list[MemoryRecord]:
         """Stores the agent's own conclusions (REFLECTION, or THOUGHT after a conversation)
         citing their evidence, each at depth 1 + its deepest evidence. What is drawn from
-        a memory the agent may not tell is no more tellable than it (Sharing.narrowed)."""
+        a memory the agent may not tell is no more tellable than it (Sharing.narrowed):
+        than its evidence, and than every memory `shown` to the model beside it."""
+        seen = _narrowest(m.sharing for m in shown)
         vectors = await self.embed([i.text for i in insights])
         memories = [
             NewMemory(
@@ -188,7 +191,7 @@ class Faculties:
                 source=Source(SourceKind.SEEN, agent.agent_id),
                 evidence_ids=tuple(m.memory_id for m in insight.evidence),
                 depth=1 + max((m.depth for m in insight.evidence), default=0),
-                sharing=_narrowest(m.sharing for m in insight.evidence),
+                sharing=seen.narrowed(_narrowest(m.sharing for m in insight.evidence)),
             )
             for insight in insights
         ]

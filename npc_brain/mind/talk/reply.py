@@ -147,7 +147,9 @@ class Replies:
             found += await recall(utterance, 2, NEWS_WEIGHTS)
         if topic == "reflection":
             if agent.reflection_enabled:
-                found += await recall(utterance, 2, kinds=[MemoryKind.REFLECTION])
+                found += await recall(
+                    utterance, 2, kinds=[MemoryKind.REFLECTION, MemoryKind.THOUGHT]
+                )
             found += own[1:3]
         people = {
             other.agent_id: other.persona.name
