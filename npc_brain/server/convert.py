@@ -134,7 +134,7 @@ def observation_from_pb(
         source=source_from_pb(f"{field}.source", o.source, default_source),
         importance=o.importance if o.HasField("importance") else None,
         expires=time_from_pb("expires", o, required=False, field_name=f"{field}.expires"),
-        sharing=Sharing(o.private, tuple(dict.fromkeys(o.share_with))),
+        sharing=Sharing(o.private, tuple(o.share_with)),
     )
 
 

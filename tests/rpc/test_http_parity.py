@@ -237,6 +237,16 @@ CASES = [
             agent_id="isabella",
             game_time=T1,
             kind=pb.OBSERVATION,
+            observation=_obs("hid the key", share_with=["klaus"]),
+        ),
+    ),
+    Case(
+        "add memory shared twice",
+        "AddMemory",
+        pb.AddMemoryRequest(
+            agent_id="isabella",
+            game_time=T1,
+            kind=pb.OBSERVATION,
             observation=_obs("hid the key", share_with=["klaus", "klaus"]),
         ),
     ),

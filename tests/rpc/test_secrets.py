@@ -254,6 +254,7 @@ def test_knowledge_filters_are_checked_and_bad_input_changes_nothing(
     bad = [
         ({"private": True, "share_with": ["maria"]}, "observation.share_with"),
         ({"share_with": ["maria", "no spaces"]}, "observation.share_with[1]"),
+        ({"share_with": ["maria", "maria"]}, "observation.share_with[1]"),
     ]
     for filters, field in bad:
         with pytest.raises(Refused) as refused:
