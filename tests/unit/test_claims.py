@@ -23,6 +23,7 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.store import WorldStore
 from npc_brain.memory.stream import AgentStream
+from npc_brain.mind.talk.carry import carried, name_terms, reveals
 from npc_brain.persona import AgentRecord, Persona
 
 T0 = 1_676_275_200.0
@@ -196,3 +197,38 @@ def test_a_store_from_before_claims_opens_and_its_memories_are_for_anyone(
     store.close()
     (version,) = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()
     assert version == len(MIGRATIONS)
+
+
+def test_a_line_reveals_a_secret_by_words_the_talk_had_not_brought_up() -> None:
+    far = np.zeros(DIM, dtype=np.float32)  # meaning aside: the words decide
+    secret = "Klaus stole the golden ring from the mayor's office."
+    names = {"klaus", "maria"}
+
+    def leaks(text: str, known: str) -> bool:
+        return reveals(text, far, secret, far, f"{known} Klaus Maria", names)
+
+    assert leaks("I went to the mayor's office for the golden ring.", "Hello!")
+    assert not leaks("I went to the office.", "Hello!")  # one word of it, off its subject
+    assert leaks("I stole it.", "What happened to the ring?")  # on its subject: one is enough
+    assert not leaks("I know nothing about a ring.", "What happened to the ring?")
+    assert not leaks("Klaus and Maria are here.", "Hi!")  # names are no secret
+    close = np.ones(DIM, dtype=np.float32) / 2
+    assert reveals("Something else entirely.", close, secret, close, "", names)  # a paraphrase
+
+
+def test_a_line_carries_the_memory_it_passes_on_a_claim_first() -> None:
+    near = np.ones(DIM, dtype=np.float32) / 2
+    seed = MemoryRecord(
+        MemoryKind.OBSERVATION, "A party at the cafe on Friday.", T0, 5.0, memory_id=1
+    )
+    heard = MemoryRecord(
+        MemoryKind.DIALOGUE, 'Isabella said to Klaus: "A party at the cafe!"', T0, 5.0, memory_id=2
+    )
+    names = name_terms(["Isabella", "Klaus"])
+    both, rows = [seed, heard], np.stack([near, near])
+    assert carried("Come to the party at the cafe.", near, both, rows, names, set()) is seed
+    assert carried("Come to the party at the cafe.", near, both, rows, names, {2}) is heard
+    assert carried("Hi Isabella, hi Klaus.", near, both, rows, names, set()) is None  # names only
+    assert (
+        carried("Come to the party.", np.zeros(DIM, np.float32), both, rows, names, set()) is None
+    )

@@ -166,11 +166,10 @@ class Conversations:
             )
             if line is None or _repeats(line.text, lines):
                 continue
-            known = " ".join(
-                [speaker.persona.name, listener.persona.name, *(x.text for x in lines)]
-            )
+            names = [speaker.persona.name, listener.persona.name]
+            said = [x.text for x in lines]
             if not await self._news.leaks(
-                world, speaker.agent_id, listener.agent_id, line.text, known
+                world, speaker.agent_id, listener.agent_id, line.text, said, names
             ):
                 return line
         return None

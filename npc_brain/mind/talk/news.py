@@ -54,16 +54,23 @@ class News:
         return bool(world.stream(agent_id).withheld_from(listener))
 
     async def leaks(
-        self, world: World, agent_id: str, listener: str, text: str, known: str
+        self,
+        world: World,
+        agent_id: str,
+        listener: str,
+        text: str,
+        said: Sequence[str],
+        names: Sequence[str],
     ) -> bool:
         """Whether `text` gives away a memory the agent may not tell `listener`, beyond
-        what was `known` already (what the listener said, the people's names)."""
+        what was `said` already and the people's `names`."""
         withheld = world.stream(agent_id).withheld_from(listener)
         if not withheld:
             return False
+        known, people = " ".join([*said, *names]), name_terms(names)
         vectors = await self._f.embed([text, *(spoken(m) for m in withheld)])
         return any(
-            reveals(text, vectors[0], spoken(m), row, known)
+            reveals(text, vectors[0], spoken(m), row, known, people)
             for m, row in zip(withheld, vectors[1:], strict=True)
         )
 
@@ -78,8 +85,8 @@ class News:
     ) -> str:
         """A reply as it may be said: REFUSAL if it gives away what the agent may not
         tell `listener`; in an interview, with its source chain named (source_of)."""
-        known = f"{utterance} {agent.persona.name} {listener}"
-        if await self.leaks(world, agent.agent_id, listener, text, known):
+        names = [agent.persona.name, listener]
+        if await self.leaks(world, agent.agent_id, listener, text, [utterance], names):
             return REFUSAL
         source = await self.source_of(world, agent, text) if interview else ""
         return f"{text} {source}" if source else text
