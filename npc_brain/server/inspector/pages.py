@@ -435,6 +435,7 @@ def memory_page(
         ),
         ("depth", str(m.depth) if m.depth else ""),
         ("expires", format_time(seconds(m.expires)) if m.HasField("expires") else ""),
+        ("may be told to", "nobody (private)" if m.private else ", ".join(m.share_with)),
     ]
     rows = "".join(
         f"<dt>{h(k)}</dt><dd>{_source(m) if k == 'source' else h(v)}</dd>"
