@@ -93,7 +93,7 @@ class ClaimBook:
                 f" WHERE from_memory_id IN ({marks}) ORDER BY 2 DESC",
                 [*ids, *ids],
             ).fetchall()
-        return {int(memory): int(claim) for memory, claim in rows}  # the first claim wins
+        return {int(memory): int(claim) for memory, claim in rows}  # newest first: oldest wins
 
     def exchanged(self, a: str, b: str) -> set[int]:
         """The claims `a` told `b` or heard from `b` (either told the other)."""

@@ -86,7 +86,7 @@ class Conversations:
                 break  # unusable lines, or lines parroting earlier ones, end it
             lines.append(Line(speaker.agent_id, line.text, line.end_conversation))
             carried.append(
-                await self._news.carried(world, speaker, line.text, memories, list(names.values()))
+                await self._news.carried(world, line.text, memories, list(names.values()))
             )
             if line.end_conversation:
                 break

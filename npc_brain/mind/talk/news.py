@@ -33,17 +33,13 @@ class News:
         self._f = faculties
 
     async def carried(
-        self,
-        world: World,
-        speaker: AgentRecord,
-        text: str,
-        memories: Sequence[MemoryRecord],
-        names: Sequence[str],
+        self, world: World, text: str, memories: Sequence[MemoryRecord], names: Sequence[str]
     ) -> MemoryRecord | None:
-        """The memory of the speaker's prompt that its line `text` passes on, if any.
-        The speaker's own earlier lines count only when they told a claim."""
+        """The memory of a speaker's prompt (`memories`) that its line `text` passes on,
+        if any; its own earlier lines count only when they told a claim. `names`: the
+        people talking."""
         linked = set(world.store.claims.of_memories([m.memory_id for m in memories]))
-        candidates = [m for m in memories if m.memory_id in linked or not _own_line(m, speaker)]
+        candidates = [m for m in memories if m.memory_id in linked or not _own_line(m)]
         if not candidates:
             return None
         vectors = await self._f.embed([text, *(spoken(m) for m in candidates)])
@@ -100,7 +96,7 @@ class News:
         confided = [m for m in restricted if m.sharing.allows(listener)]
         if not confided:
             return ANYONE
-        memory = await self.carried(world, agent, text, confided, [agent.persona.name])
+        memory = await self.carried(world, text, confided, [agent.persona.name])
         return ANYONE if memory is None else memory.sharing
 
     def record(self, world: World, tellings: Sequence[Telling]) -> list[int]:
@@ -129,7 +125,7 @@ class News:
         heard = {r.memory_id: r.claim_id for r in claims.held_by(agent.agent_id) if r.from_agent_id}
         stream = world.stream(agent.agent_id)
         memories = [m for i in heard if (m := stream.get(i)) is not None]
-        memory = await self.carried(world, agent, text, memories, [agent.persona.name])
+        memory = await self.carried(world, text, memories, [agent.persona.name])
         if memory is None:
             return ""
         chain = next(
@@ -148,6 +144,6 @@ class News:
         return other.persona.name if other is not None else agent_id
 
 
-def _own_line(memory: MemoryRecord, agent: AgentRecord) -> bool:
-    """Whether a memory is the agent's record of a line it said itself."""
+def _own_line(memory: MemoryRecord) -> bool:
+    """Whether a memory is its agent's record of a line it said itself."""
     return memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.SEEN
