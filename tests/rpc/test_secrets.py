@@ -239,6 +239,18 @@ def test_an_npc_to_npc_conversation_never_carries_the_secret(
     heard = [m["description"] for m in d.memories("maria")]
     assert any("history of the town" in text for text in heard)
     assert not any("stole" in text or "golden" in text for text in heard)
+    # What Klaus did tell is a claim Maria holds from him; the secret reached no one.
+    (claim,) = d.call("WhoKnows", pb.WhoKnowsRequest(query="the history of the town", k=1))[
+        "claims"
+    ]
+    assert claim["text"] == "Klaus is studying the history of the town."
+    klaus, maria = claim["holders"]
+    assert (klaus["agent_id"], klaus["hops"], klaus["confidence"]) == ("klaus", 0, 1.0)
+    assert (maria["agent_id"], maria["hops"], maria["heard_from"]) == ("maria", 1, "klaus")
+    assert maria["chain"] == ["klaus", "maria"] and maria["since"] == "2023-02-13T09:00:00Z"
+    assert maria["confidence"] == pytest.approx(0.8)
+    for found in d.call("WhoKnows", pb.WhoKnowsRequest(query=SECRET))["claims"]:
+        assert "stole" not in found["text"]
     klaus_lines = [m for m in d.memories("klaus") if m["kind"] == "DIALOGUE"]
     assert not any(
         "stole" in m["description"] for m in klaus_lines if "Klaus" in m["description"][:6]

@@ -15,7 +15,7 @@ from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.plan.prompts import Block, DayPlan, parse_revision
 from npc_brain.mind.react.prompts import decide_to_talk, parse_reaction
-from npc_brain.mind.talk.prompts import turn_schema
+from npc_brain.mind.talk.prompts import thoughts_schema, turn_schema
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 
@@ -105,6 +105,19 @@ def test_the_opener_greets_the_listener_and_cannot_end_the_talk() -> None:
     assert not re.match(pattern, "Hi Isabella, I am Klaus.")
     reply = turn_schema(may_end=True)["properties"]
     assert reply["end_conversation"] == {"type": "boolean"}  # type: ignore[index]
+
+
+def test_thoughts_after_a_conversation_are_the_agents_own() -> None:
+    import re
+
+    fields = thoughts_schema("Klaus")["properties"]
+    planning = fields["planning_thought"]["pattern"]  # type: ignore[index]
+    memo = fields["memo"]["pattern"]  # type: ignore[index]
+    assert re.match(planning, "I will decorate the cafe for the party.")
+    assert re.match(memo, "Klaus is coming to the party tonight.")
+    # The slip the issue saw: the other's line stored as the agent's own belief.
+    assert not re.match(memo, "Maria, I am planning a Valentine's Day party.")
+    assert not re.match(planning, "Maria, I am planning a Valentine's Day party.")
 
 
 def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
