@@ -19,6 +19,7 @@ from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRang
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation, ScoredMemory
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Explained, Query
+from npc_brain.mind.knowledge import KnownClaim
 from npc_brain.mind.minds import Minds, TickResult
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.usage import UsageLedger, UsageSummary
@@ -27,6 +28,7 @@ from npc_brain.persona import AgentRecord, Persona, Switches
 from npc_brain.snapshots import SnapshotInfo, Snapshots
 
 RECENT_SECONDS = 24 * 3600.0  # AgentView.recent_memories: created in the last game day
+WHO_KNOWS_K, MAX_WHO_KNOWS_K = 3, 20  # claims a WhoKnows query answers: default, most
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,22 @@ class Brain:
         """Reflects now, whatever the trigger says; returns the insights stored."""
         world, agent = self._agent(world_id, agent_id)
         return await self._minds.reflect(world, agent, game_time)
+
+    async def who_knows(
+        self, world_id: str, memory_id: str = "", query: str = "", k: int = 0
+    ) -> list[KnownClaim]:
+        """Who holds the claim a memory holds (or the memory, if never told), or the k
+        claims nearest a query: from whom, since when, hops and confidence."""
+        if memory_id and query:
+            raise InvalidArgument("query", "cannot be combined with memory_id")
+        if not memory_id and not query:
+            raise InvalidArgument("memory_id", "or query is required")
+        validation.int_range("k", k, 0, MAX_WHO_KNOWS_K)
+        if memory_id:
+            number = validation.number_id("memory_id", memory_id, "a memory id")
+            return await self._minds.who_knows(self._world(world_id), number, "", 0)
+        validation.text("query", query, limit=self._limits.text)
+        return await self._minds.who_knows(self._world(world_id), None, query, k or WHO_KNOWS_K)
 
     # Stats -----------------------------------------------------------------------
 

@@ -93,6 +93,21 @@ def observation(field: str, o: Observation, limits: Limits = DEFAULT_LIMITS) -> 
         number_range(f"{field}.importance", o.importance, 1, 10)
     if o.source.agent_id:
         identifier(f"{field}.source.agent_id", o.source.agent_id)
+    sharing(field, o, limits)
+
+
+def sharing(field: str, o: Observation, limits: Limits = DEFAULT_LIMITS) -> None:
+    """The knowledge filter of an observation: private, or share_with ids (agent_id's
+    form, each once; they need not name an agent: a player, or an agent not created
+    yet), not both."""
+    share_with = o.sharing.share_with
+    if o.sharing.private and share_with:
+        raise InvalidArgument(f"{field}.share_with", "cannot be combined with private")
+    items(f"{field}.share_with", share_with, limits.items)
+    for i, listener in enumerate(share_with):
+        identifier(f"{field}.share_with[{i}]", listener)
+        if listener in share_with[:i]:
+            raise InvalidArgument(f"{field}.share_with[{i}]", "repeats an earlier id")
 
 
 def persona(p: Persona, limits: Limits = DEFAULT_LIMITS) -> None:

@@ -15,7 +15,7 @@ class MemoryView:
     """A memory as the report needs it; `created` is game time (Unix seconds)."""
 
     memory_id: str
-    kind: str  # OBSERVATION, REFLECTION, PLAN or DIALOGUE
+    kind: str  # OBSERVATION, REFLECTION, PLAN, DIALOGUE or THOUGHT
     description: str
     created: float
     source_kind: str = "SEEN"  # SEEN, HEARD, TOLD or AUTHOR
@@ -83,7 +83,11 @@ def knows(stream: Sequence[MemoryView], other_id: str, other_name: str, until: f
             continue
         if memory.source_agent == other_id and memory.source_kind in ("HEARD", "TOLD"):
             return True
-        acquainting = memory.kind in ("DIALOGUE", "REFLECTION") or memory.source_kind in (
+        acquainting = memory.kind in (
+            "DIALOGUE",
+            "REFLECTION",
+            "THOUGHT",
+        ) or memory.source_kind in (
             "AUTHOR",
             "HEARD",
             "TOLD",

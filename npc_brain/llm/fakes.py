@@ -222,7 +222,8 @@ class SchemaChat:
 class RoutedChat:
     """Answers by the kind of question, told by the schema: the first of `kinds` whose
     fields are all among its properties. A kind answers from its queue in `queues`, then
-    with its entry in `defaults` (else {}); `calls` lists the kinds asked, in order."""
+    with its entry in `defaults` (else {}); `calls` lists the kinds asked, in order, and
+    `prompts` each call's kind with its messages' text. A streamed answer arrives whole."""
 
     model_id = "routed-chat"
 
@@ -237,6 +238,7 @@ class RoutedChat:
         self.defaults = dict(defaults or {})
         self.queues = {kind: list(replies) for kind, replies in queues.items()}
         self.calls: list[str] = []
+        self.prompts: list[tuple[str, str]] = []
 
     def complete(
         self,
@@ -253,9 +255,13 @@ class RoutedChat:
         if kind is None:
             raise LookupError(f"no kind of question has the fields {sorted(keys)}")
         self.calls.append(kind)
+        self.prompts.append((kind, "\n".join(m.content for m in messages)))
         queue = self.queues.get(kind, [])
         reply = queue.pop(0) if queue else self.defaults.get(kind, {})
-        return Completion(json.dumps(reply), 10, 5)
+        text = json.dumps(reply)
+        if on_token is not None:
+            on_token(text)
+        return Completion(text, 10, 5)
 
 
 class HashingEmbedder:

@@ -82,9 +82,47 @@ def m004_plans(db: sqlite3.Connection) -> None:
     )
 
 
+def m005_sharing_and_claims(db: sqlite3.Connection) -> None:
+    """Whom an agent may tell each memory, and claims: what passed from agent to agent.
+
+    A claim is a memory its first holder told someone (its text and embedding are that
+    memory's, kept when it is forgotten). `claim_holders` has one row per agent that
+    holds a claim and per source it has it from: the holder's memory carrying it, the
+    teller ('' for the first holder) and the teller's memory of saying it (the TOLD
+    side), hops from the first holder and the game time it was heard, the first time."""
+    _run_script(
+        db,
+        """
+        ALTER TABLE memories ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE memories ADD COLUMN share_with_json TEXT NOT NULL DEFAULT '[]';
+        CREATE TABLE claims (
+            claim_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            text TEXT NOT NULL,
+            origin_agent_id TEXT NOT NULL,
+            origin_memory_id INTEGER NOT NULL,
+            created REAL NOT NULL,
+            embedding BLOB NOT NULL
+        );
+        CREATE TABLE claim_holders (
+            claim_id INTEGER NOT NULL REFERENCES claims(claim_id) ON DELETE CASCADE,
+            agent_id TEXT NOT NULL,
+            memory_id INTEGER NOT NULL,
+            from_agent_id TEXT NOT NULL,
+            from_memory_id INTEGER,
+            hops INTEGER NOT NULL,
+            heard REAL NOT NULL,
+            PRIMARY KEY (claim_id, agent_id, from_agent_id)
+        );
+        CREATE INDEX claim_holders_by_memory ON claim_holders(memory_id);
+        CREATE INDEX claim_holders_by_agent ON claim_holders(agent_id, from_agent_id)
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
     m003_memory_switch,
     m004_plans,
+    m005_sharing_and_claims,
 )

@@ -16,6 +16,7 @@ class MemoryKind(IntEnum):
     REFLECTION = 2
     PLAN = 3
     DIALOGUE = 4
+    THOUGHT = 5  # the agent's own thoughts after a conversation; not a reflection
 
 
 class SourceKind(IntEnum):
@@ -36,6 +37,46 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Sharing:
+    """Whom an agent may tell a memory: anyone (the default), nobody (`private`), or
+    only the ids in `share_with` (agents or players)."""
+
+    private: bool = False
+    share_with: tuple[str, ...] = ()
+
+    @property
+    def restricted(self) -> bool:
+        return self.private or bool(self.share_with)
+
+    def allows(self, listener: str) -> bool:
+        """Whether the memory may be told to `listener`."""
+        return not self.private and (not self.share_with or listener in self.share_with)
+
+    def passed_on(self, listener: str) -> Sharing:
+        """The sharing of what `listener` hears of such a memory: a confidence stays one;
+        the listener may tell only the others it was meant for (nobody, if none)."""
+        if not self.restricted:
+            return self
+        others = tuple(x for x in self.share_with if x != listener)
+        return Sharing(private=not others, share_with=others)
+
+    def narrowed(self, other: Sharing) -> Sharing:
+        """The stricter of two sharings: what a memory drawn from both may be told."""
+        if not other.restricted:
+            return self
+        if not self.restricted:
+            return other
+        if self.private or other.private:
+            return PRIVATE
+        both = tuple(x for x in self.share_with if x in other.share_with)
+        return Sharing(private=not both, share_with=both)
+
+
+ANYONE = Sharing()
+PRIVATE = Sharing(private=True)
+
+
+@dataclass(frozen=True)
 class Observation:
     """One thing perceived, as the game reports it."""
 
@@ -47,6 +88,7 @@ class Observation:
     source: Source = field(default_factory=Source)
     importance: float | None = None  # an override 1..10; None means "rate it"
     expires: GameTime | None = None  # when the memory stops being recalled; None: never
+    sharing: Sharing = ANYONE  # whom the agent may tell it
 
 
 @dataclass(frozen=True)
@@ -65,6 +107,7 @@ class NewMemory:
     evidence_ids: tuple[int, ...] = ()
     depth: int = 0
     expires: GameTime | None = None  # game time from which the memory is no longer recalled
+    sharing: Sharing = ANYONE  # whom the agent may tell it (dialogue never carries it further)
 
 
 @dataclass(frozen=True)

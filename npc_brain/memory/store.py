@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
+from npc_brain.memory.claims import ClaimBook
 from npc_brain.memory.migrations import MIGRATIONS
 from npc_brain.memory.records import (
     GameTime,
@@ -27,6 +28,7 @@ from npc_brain.memory.records import (
     MemoryRecord,
     MemorySummary,
     NewMemory,
+    Sharing,
     Source,
     SourceKind,
 )
@@ -34,7 +36,8 @@ from npc_brain.persona import AgentRecord, Persona
 
 _MEMORY_COLUMNS = (
     "memory_id, kind, description, subject, predicate, object, address, source_kind,"
-    " source_agent_id, created, last_accessed, importance, evidence_json, depth, expires"
+    " source_agent_id, created, last_accessed, importance, evidence_json, depth, expires,"
+    " private, share_with_json"
 )
 _NEW_VERSION = "UPDATE agents SET memory_version = lower(hex(randomblob(8))) WHERE agent_id = ?"
 
@@ -64,6 +67,7 @@ class WorldStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
+        self.claims = ClaimBook(self._transaction, self._reading)
 
     def close(self) -> None:
         with self._lock:
@@ -89,6 +93,11 @@ class WorldStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._db
 
     def _migrate(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
@@ -254,7 +263,16 @@ class WorldStore:
             )
             if cursor.rowcount:
                 db.execute(_NEW_VERSION, (agent_id,))
+                db.execute("DELETE FROM claim_holders WHERE memory_id = ?", (memory_id,))
         return cursor.rowcount > 0
+
+    def memory_owner(self, memory_id: int) -> str | None:
+        """The agent a memory belongs to; None when the world has no such memory."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT agent_id FROM memories WHERE memory_id = ?", (memory_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def memory_version(self, agent_id: str) -> str:
         """Changes whenever the agent's memory set changes (adds and deletes, not access)."""
@@ -319,8 +337,8 @@ def _insert_memories(
         cursor = db.execute(
             "INSERT INTO memories (agent_id, kind, description, subject, predicate,"
             " object, address, source_kind, source_agent_id, created, last_accessed,"
-            " importance, evidence_json, depth, expires, embedding)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " importance, evidence_json, depth, expires, private, share_with_json, embedding)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 agent_id,
                 int(memory.kind),
@@ -337,6 +355,8 @@ def _insert_memories(
                 json.dumps(list(memory.evidence_ids)),
                 memory.depth,
                 memory.expires,
+                memory.sharing.private,
+                json.dumps(list(memory.sharing.share_with)),
                 np.asarray(vector, dtype=np.float32).tobytes(),
             ),
         )
@@ -380,7 +400,9 @@ def _record(row: tuple[Any, ...]) -> MemoryRecord:
         evidence_json,
         depth,
         expires,
-    ) = row[:15]
+        private,
+        share_with_json,
+    ) = row[:17]
     return MemoryRecord(
         memory_id=int(memory_id),
         kind=MemoryKind(kind),
@@ -396,4 +418,5 @@ def _record(row: tuple[Any, ...]) -> MemoryRecord:
         evidence_ids=tuple(json.loads(str(evidence_json))),
         depth=int(depth),
         expires=None if expires is None else float(expires),
+        sharing=Sharing(bool(private), tuple(json.loads(str(share_with_json)))),
     )

@@ -43,6 +43,7 @@ class Query:
     kinds: Sequence[MemoryKind] = ()
     created_after: GameTime | None = None
     created_before: GameTime | None = None
+    told_to: str | None = None  # for telling this listener: only memories it may be told
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class AgentStream:
         self._text_numbers: dict[str, int] = {}
         self._text_first: list[int] = []  # distinct text number -> its first position
         self._text_vectors = _Column(np.float32, dimension)  # distinct text number -> vector
+        self._restricted: list[int] = []  # positions of memories not for everyone's ears
         self._last_reflection = -1  # position of the newest reflection (forgotten or not)
         self._importance_since_reflection = 0.0
 
@@ -132,10 +134,12 @@ class AgentStream:
             if number == len(self._text_first):
                 self._text_first.append(position)
             text_numbers.append(number)
+            if record.sharing.restricted:
+                self._restricted.append(position)
             if record.kind == MemoryKind.REFLECTION:
                 self._last_reflection = position
                 self._importance_since_reflection = 0.0
-            else:
+            elif _feeds_trigger(record):
                 self._importance_since_reflection += record.importance
         self._text_of.extend(text_numbers)
         self._vectors.extend(vectors)
@@ -159,7 +163,7 @@ class AgentStream:
         if position is None:
             return False
         self._alive.data[position] = False
-        if position > self._last_reflection:
+        if position > self._last_reflection and _feeds_trigger(self.records[position]):
             self._importance_since_reflection -= self.records[position].importance
         return True
 
@@ -172,7 +176,8 @@ class AgentStream:
     @property
     def importance_since_reflection(self) -> float:
         """Summed importance of the remembered memories newer than the latest reflection
-        (the paper's reflection trigger), kept up to date by add and forget."""
+        (the paper's reflection trigger), kept up to date by add and forget; the agent's
+        post-conversation thoughts do not count (nor do they reset it)."""
         return self._importance_since_reflection
 
     def summary(self, recent_seconds: float) -> MemorySummary:
@@ -194,6 +199,13 @@ class AgentStream:
             if record.memory_id in self._positions:
                 found.append(record)
         return found[::-1]
+
+    def withheld_from(self, listener: str) -> list[MemoryRecord]:
+        """The remembered memories the agent may not tell `listener` (Sharing.allows)."""
+        records = (self.records[p] for p in self._restricted)
+        return [
+            r for r in records if r.memory_id in self._positions and not r.sharing.allows(listener)
+        ]
 
     def touch(self, memories: Sequence[MemoryRecord], now: GameTime) -> list[MemoryRecord]:
         """Marks memories as accessed at `now`; returns the updated records."""
@@ -292,6 +304,10 @@ class AgentStream:
             allowed &= self._created.data >= query.created_after
         if query.created_before is not None:
             allowed &= self._created.data < query.created_before
+        if query.told_to is not None:
+            for position in self._restricted:
+                if not self.records[position].sharing.allows(query.told_to):
+                    allowed[position] = False
         return np.asarray(allowed, dtype=np.bool_)
 
     def _retrieve_exactly(
@@ -394,6 +410,12 @@ class AgentStream:
             )
             for i in top_k(terms.score, k)
         ]
+
+
+def _feeds_trigger(record: MemoryRecord) -> bool:
+    """Whether a memory counts toward the reflection trigger: what the agent perceived,
+    planned or heard; not its own reflections or its thoughts after a conversation."""
+    return record.kind not in (MemoryKind.REFLECTION, MemoryKind.THOUGHT)
 
 
 def _normalised(value_range: Range, value: float) -> float:

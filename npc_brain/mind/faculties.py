@@ -6,9 +6,10 @@ facade does that first."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -30,6 +31,7 @@ from npc_brain.memory.records import (
     NewMemory,
     Observation,
     ScoredMemory,
+    Sharing,
     Source,
     SourceKind,
 )
@@ -168,20 +170,30 @@ class Faculties:
         return self._store(world, agent, memories, vectors, game_time)
 
     async def remember_insights(
-        self, world: World, agent: AgentRecord, insights: Sequence[Insight], game_time: GameTime
+        self,
+        world: World,
+        agent: AgentRecord,
+        insights: Sequence[Insight],
+        game_time: GameTime,
+        kind: MemoryKind = MemoryKind.REFLECTION,
+        shown: Sequence[MemoryRecord] = (),
     ) -> list[MemoryRecord]:
-        """Stores the agent's own conclusions as REFLECTION memories citing their
-        evidence, each at depth 1 + its deepest evidence."""
+        """Stores the agent's own conclusions (REFLECTION, or THOUGHT after a conversation)
+        citing their evidence, each at depth 1 + its deepest evidence. What is drawn from
+        a memory the agent may not tell is no more tellable than it (Sharing.narrowed):
+        than its evidence, and than every memory `shown` to the model beside it."""
+        seen = _narrowest(m.sharing for m in shown)
         vectors = await self.embed([i.text for i in insights])
         memories = [
             NewMemory(
-                kind=MemoryKind.REFLECTION,
+                kind=kind,
                 description=insight.text,
                 created=game_time,
                 importance=await self.importance(world, agent, Observation(insight.text)),
                 source=Source(SourceKind.SEEN, agent.agent_id),
                 evidence_ids=tuple(m.memory_id for m in insight.evidence),
                 depth=1 + max((m.depth for m in insight.evidence), default=0),
+                sharing=seen.narrowed(_narrowest(m.sharing for m in insight.evidence)),
             )
             for insight in insights
         ]
@@ -222,6 +234,7 @@ class Faculties:
                 address=o.address,
                 source=o.source,
                 expires=o.expires,
+                sharing=o.sharing,
             )
             for o, vector in zip(observations, vectors, strict=True)
         ]
@@ -235,9 +248,11 @@ class Faculties:
         lines: Sequence[Line],
         game_time: GameTime,
         address: str = "",
+        sharing: Sequence[Sharing] = (),
     ) -> list[MemoryRecord]:
         """A conversation's lines as the agent's dialogue memories, rated once as a whole;
-        the agent's own lines are SEEN, what it heard carries the speaker as its source."""
+        the agent's own lines are SEEN, what it heard carries the speaker as its source.
+        `sharing`: whom the agent may tell each line (default: anyone)."""
         name = agent.persona.name
         texts = [
             (f'{name} said to {other_name}: "{x.text}"', Source(SourceKind.SEEN, agent.agent_id))
@@ -246,7 +261,11 @@ class Faculties:
             for x in lines
         ]
         rating = await self.importance(world, agent, Observation("\n".join(t for t, _ in texts)))
-        memories = [Observation(t, address=address, source=s, importance=rating) for t, s in texts]
+        shared = list(sharing) or [Sharing()] * len(texts)
+        memories = [
+            Observation(t, address=address, source=s, importance=rating, sharing=w)
+            for (t, s), w in zip(texts, shared, strict=True)
+        ]
         return await self.remember(world, agent, MemoryKind.DIALOGUE, memories, game_time)
 
     async def recall(
@@ -260,8 +279,11 @@ class Faculties:
         kinds: Sequence[MemoryKind] = (),
         created_after: GameTime | None = None,
         created_before: GameTime | None = None,
+        told_to: str | None = None,
     ) -> list[ScoredMemory]:
-        """The k memories that matter for `text` now; they are marked accessed (durably)."""
+        """The k memories that matter for `text` now; they are marked accessed (durably).
+        `told_to`: the recall is for telling this listener (a player or an agent), so only
+        memories the agent may tell it are recalled (Sharing.allows)."""
         (vector,) = await self.embed([text])
         query = Query(
             vector,
@@ -272,6 +294,7 @@ class Faculties:
             kinds,
             created_after,
             created_before,
+            told_to,
         )
         stream = world.stream(agent_id)
         found = stream.retrieve(query)
@@ -283,13 +306,24 @@ class Faculties:
         ]
 
     async def context(
-        self, world: World, agent: AgentRecord, game_time: GameTime, text: str
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        text: str,
+        told_to: str | None = None,
     ) -> list[MemoryRecord]:
-        """The memories a prompt about `text` gets: none when the agent's memory is off."""
+        """The memories a prompt about `text` gets: none when the agent's memory is off.
+        A prompt for talking to someone passes `told_to` (see recall)."""
         if not agent.memory_enabled:
             return []
         found = await self.recall(
-            world, agent.agent_id, game_time, text, self.settings.context_memories
+            world,
+            agent.agent_id,
+            game_time,
+            text,
+            self.settings.context_memories,
+            told_to=told_to,
         )
         return [s.memory for s in found]
 
@@ -302,6 +336,11 @@ class Faculties:
             given.importance or s.weight_importance,
             given.relevance or s.weight_relevance,
         )
+
+
+def _narrowest(sharings: Iterable[Sharing]) -> Sharing:
+    """Whom a memory drawn from memories of these sharings may be told."""
+    return functools.reduce(Sharing.narrowed, sharings, Sharing())
 
 
 def _with_completion(estimate: Estimate) -> tuple[Estimate, Completion | None]:

@@ -25,11 +25,13 @@ from npc_brain.memory.records import (
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.act.actor import Actor
 from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.knowledge import KnownClaim, claim_of_memory, claims_like
 from npc_brain.mind.perceive import AgentTick, Senses
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.react.reactions import Reactions
 from npc_brain.mind.reflect.reflector import Reflector
 from npc_brain.mind.talk.conversation import Conversations
+from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.reply import Replies
 from npc_brain.mind.usage import UsageLedger
 from npc_brain.mind.world import World
@@ -52,8 +54,9 @@ class Minds:
         planner = Planner(f)
         self._actor = Actor(f, planner)
         self._reflector = Reflector(f)
-        self._reactions = Reactions(f, Conversations(f, planner))
-        self._replies = Replies(f)
+        self._news = News(f)
+        self._reactions = Reactions(f, Conversations(f, planner, self._news))
+        self._replies = Replies(f, self._news)
         self._senses = Senses(f, self._after_perceive)
         f.after_remember = self._reflector.after_new_memories
 
@@ -167,6 +170,14 @@ class Minds:
     ) -> list[MemoryRecord]:
         """Reflects now, whatever the trigger says; returns the insights stored."""
         return await self._reflector.reflect(world, agent, game_time)
+
+    async def who_knows(
+        self, world: World, memory_id: int | None, query: str, k: int
+    ) -> list[KnownClaim]:
+        """The claim a memory holds, or the k claims nearest a query, with their holders."""
+        if memory_id is not None:
+            return [claim_of_memory(world, memory_id)]
+        return await claims_like(self.faculties, world, query, k)
 
     def _after_perceive(
         self,

@@ -15,10 +15,12 @@ from npc_brain.memory.records import (
     MemoryRecord,
     Observation,
     ScoredMemory,
+    Sharing,
     Source,
     SourceKind,
 )
 from npc_brain.memory.retrieval import Weights
+from npc_brain.mind.knowledge import KnownClaim
 from npc_brain.mind.minds import TickResult
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.usage import UsageSummary
@@ -132,6 +134,7 @@ def observation_from_pb(
         source=source_from_pb(f"{field}.source", o.source, default_source),
         importance=o.importance if o.HasField("importance") else None,
         expires=time_from_pb("expires", o, required=False, field_name=f"{field}.expires"),
+        sharing=Sharing(o.private, tuple(o.share_with)),
     )
 
 
@@ -188,6 +191,8 @@ def memory_to_pb(m: MemoryRecord) -> pb.Memory:
         evidence_ids=[str(i) for i in m.evidence_ids],
         depth=m.depth,
         expires=None if m.expires is None else time_to_pb(m.expires),
+        private=m.sharing.private,
+        share_with=list(m.sharing.share_with),
     )
 
 
@@ -260,4 +265,27 @@ def snapshot_to_pb(s: SnapshotInfo) -> pb.Snapshot:
         world_id=s.world_id,
         label=s.label,
         saved_at=time_to_pb(s.saved_at),
+    )
+
+
+def claim_to_pb(c: KnownClaim) -> pb.Claim:
+    return pb.Claim(
+        claim_id="" if c.claim_id is None else str(c.claim_id),
+        text=c.text,
+        origin_agent_id=c.origin_agent_id,
+        origin_memory_id=str(c.origin_memory_id),
+        relevance=c.relevance,
+        holders=[
+            pb.ClaimHolder(
+                agent_id=h.agent_id,
+                memory_id=str(h.memory_id),
+                heard_from=h.heard_from,
+                since=time_to_pb(h.since),
+                hops=h.hops,
+                confidence=h.confidence,
+                sources=list(h.sources),
+                chain=list(h.chain),
+            )
+            for h in c.holders
+        ],
     )

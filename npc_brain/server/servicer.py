@@ -170,6 +170,15 @@ class BrainServicer(pb_grpc.BrainServicer):
         return pb.RetrieveResponse(memories=[convert.scored_to_pb(s) for s in found])
 
     @unary
+    async def WhoKnows(
+        self, request: pb.WhoKnowsRequest, context: CallContext
+    ) -> pb.WhoKnowsResponse:
+        found = await self._brain.who_knows(
+            request.world_id, request.memory_id, request.query, request.k
+        )
+        return pb.WhoKnowsResponse(claims=[convert.claim_to_pb(c) for c in found])
+
+    @unary
     async def GetStats(self, request: pb.GetStatsRequest, context: CallContext) -> pb.Stats:
         summary = await self._brain.stats(request.world_id, request.agent_id)
         return convert.stats_to_pb(summary)

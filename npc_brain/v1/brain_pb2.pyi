@@ -17,6 +17,7 @@ class MemoryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REFLECTION: _ClassVar[MemoryKind]
     PLAN: _ClassVar[MemoryKind]
     DIALOGUE: _ClassVar[MemoryKind]
+    THOUGHT: _ClassVar[MemoryKind]
 
 class SourceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -30,6 +31,7 @@ OBSERVATION: MemoryKind
 REFLECTION: MemoryKind
 PLAN: MemoryKind
 DIALOGUE: MemoryKind
+THOUGHT: MemoryKind
 SOURCE_KIND_UNSPECIFIED: SourceKind
 SEEN: SourceKind
 HEARD: SourceKind
@@ -107,7 +109,7 @@ class Source(_message.Message):
     def __init__(self, kind: _Optional[_Union[SourceKind, str]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("text", "subject", "predicate", "object", "address", "source", "importance", "expires")
+    __slots__ = ("text", "subject", "predicate", "object", "address", "source", "importance", "expires", "private", "share_with")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
     PREDICATE_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +118,8 @@ class Observation(_message.Message):
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    SHARE_WITH_FIELD_NUMBER: _ClassVar[int]
     text: str
     subject: str
     predicate: str
@@ -124,7 +128,9 @@ class Observation(_message.Message):
     source: Source
     importance: int
     expires: _timestamp_pb2.Timestamp
-    def __init__(self, text: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., importance: _Optional[int] = ..., expires: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    private: bool
+    share_with: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, text: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., importance: _Optional[int] = ..., expires: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., private: _Optional[bool] = ..., share_with: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class PerceiveRequest(_message.Message):
     __slots__ = ("world_id", "agent_id", "game_time", "observations", "visible_addresses")
@@ -147,7 +153,7 @@ class PerceiveResponse(_message.Message):
     def __init__(self, memory_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Memory(_message.Message):
-    __slots__ = ("memory_id", "kind", "description", "subject", "predicate", "object", "address", "source", "created", "last_accessed", "importance", "evidence_ids", "depth", "expires")
+    __slots__ = ("memory_id", "kind", "description", "subject", "predicate", "object", "address", "source", "created", "last_accessed", "importance", "evidence_ids", "depth", "expires", "private", "share_with")
     MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -162,6 +168,8 @@ class Memory(_message.Message):
     EVIDENCE_IDS_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    SHARE_WITH_FIELD_NUMBER: _ClassVar[int]
     memory_id: str
     kind: MemoryKind
     description: str
@@ -176,7 +184,9 @@ class Memory(_message.Message):
     evidence_ids: _containers.RepeatedScalarFieldContainer[str]
     depth: int
     expires: _timestamp_pb2.Timestamp
-    def __init__(self, memory_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., description: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_accessed: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., importance: _Optional[float] = ..., evidence_ids: _Optional[_Iterable[str]] = ..., depth: _Optional[int] = ..., expires: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    private: bool
+    share_with: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, memory_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., description: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., address: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_accessed: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., importance: _Optional[float] = ..., evidence_ids: _Optional[_Iterable[str]] = ..., depth: _Optional[int] = ..., expires: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., private: _Optional[bool] = ..., share_with: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AddMemoryRequest(_message.Message):
     __slots__ = ("world_id", "agent_id", "game_time", "kind", "observation")
@@ -500,3 +510,57 @@ class ListSnapshotsResponse(_message.Message):
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
     snapshots: _containers.RepeatedCompositeFieldContainer[Snapshot]
     def __init__(self, snapshots: _Optional[_Iterable[_Union[Snapshot, _Mapping]]] = ...) -> None: ...
+
+class WhoKnowsRequest(_message.Message):
+    __slots__ = ("world_id", "memory_id", "query", "k")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    memory_id: str
+    query: str
+    k: int
+    def __init__(self, world_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., query: _Optional[str] = ..., k: _Optional[int] = ...) -> None: ...
+
+class WhoKnowsResponse(_message.Message):
+    __slots__ = ("claims",)
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[Claim]
+    def __init__(self, claims: _Optional[_Iterable[_Union[Claim, _Mapping]]] = ...) -> None: ...
+
+class Claim(_message.Message):
+    __slots__ = ("claim_id", "text", "origin_agent_id", "origin_memory_id", "relevance", "holders")
+    CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    HOLDERS_FIELD_NUMBER: _ClassVar[int]
+    claim_id: str
+    text: str
+    origin_agent_id: str
+    origin_memory_id: str
+    relevance: float
+    holders: _containers.RepeatedCompositeFieldContainer[ClaimHolder]
+    def __init__(self, claim_id: _Optional[str] = ..., text: _Optional[str] = ..., origin_agent_id: _Optional[str] = ..., origin_memory_id: _Optional[str] = ..., relevance: _Optional[float] = ..., holders: _Optional[_Iterable[_Union[ClaimHolder, _Mapping]]] = ...) -> None: ...
+
+class ClaimHolder(_message.Message):
+    __slots__ = ("agent_id", "memory_id", "heard_from", "since", "hops", "confidence", "sources", "chain")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    HEARD_FROM_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    HOPS_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SOURCES_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    memory_id: str
+    heard_from: str
+    since: _timestamp_pb2.Timestamp
+    hops: int
+    confidence: float
+    sources: _containers.RepeatedScalarFieldContainer[str]
+    chain: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, agent_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., heard_from: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., hops: _Optional[int] = ..., confidence: _Optional[float] = ..., sources: _Optional[_Iterable[str]] = ..., chain: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -110,6 +110,11 @@ class BrainStub:
                 request_serializer=npc__brain_dot_v1_dot_brain__pb2.ListSnapshotsRequest.SerializeToString,
                 response_deserializer=npc__brain_dot_v1_dot_brain__pb2.ListSnapshotsResponse.FromString,
                 _registered_method=True)
+        self.WhoKnows = channel.unary_unary(
+                '/npc_brain.v1.Brain/WhoKnows',
+                request_serializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsRequest.SerializeToString,
+                response_deserializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsResponse.FromString,
+                _registered_method=True)
 
 
 class BrainServicer:
@@ -162,7 +167,13 @@ class BrainServicer:
     def Converse(self, request, context):
         """Someone (the player, or another agent) speaks to the agent; the reply streams
         token by token, then a final utterance. Both lines are stored as memories
-        (except in interview mode).
+        (except in interview mode). The reply never tells the speaker a memory that is
+        private or not shared with it (Observation.private, share_with): such memories are
+        not recalled for it, and a reply that gives one away anyway is replaced by "I'd
+        rather not talk about that."; an agent that holds any sends its reply only once
+        checked, as one token event. In interview mode, a reply that passes on something
+        the agent heard from another agent ends by naming its source chain ("I heard it
+        from Klaus, who heard it from Isabella.").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -239,6 +250,21 @@ class BrainServicer:
 
     def ListSnapshots(self, request, context):
         """Lists a world's snapshots, oldest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WhoKnows(self, request, context):
+        """Who knows something, and from whom: the diffusion graph of claims. A claim is a
+        memory an agent passed on in an NPC-to-NPC conversation (a line the server judged
+        to carry it, by meaning and shared words); each agent that heard it holds it in
+        its memory of the line, one hop further from the first holder than its teller.
+        Ask by `memory_id` (the claim that memory holds, told or heard; a memory never
+        told is answered as a claim of its owner alone, without claim_id) or by `query`
+        (the `k` claims nearest in meaning). Read-only: nothing is marked accessed.
+        INVALID_ARGUMENT for neither or both of memory_id and query; NOT_FOUND for a
+        memory no agent of the world has.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -321,6 +347,11 @@ def add_BrainServicer_to_server(servicer, server):
                     servicer.ListSnapshots,
                     request_deserializer=npc__brain_dot_v1_dot_brain__pb2.ListSnapshotsRequest.FromString,
                     response_serializer=npc__brain_dot_v1_dot_brain__pb2.ListSnapshotsResponse.SerializeToString,
+            ),
+            'WhoKnows': grpc.unary_unary_rpc_method_handler(
+                    servicer.WhoKnows,
+                    request_deserializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsRequest.FromString,
+                    response_serializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -729,6 +760,33 @@ class Brain:
             '/npc_brain.v1.Brain/ListSnapshots',
             npc__brain_dot_v1_dot_brain__pb2.ListSnapshotsRequest.SerializeToString,
             npc__brain_dot_v1_dot_brain__pb2.ListSnapshotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WhoKnows(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/npc_brain.v1.Brain/WhoKnows',
+            npc__brain_dot_v1_dot_brain__pb2.WhoKnowsRequest.SerializeToString,
+            npc__brain_dot_v1_dot_brain__pb2.WhoKnowsResponse.FromString,
             options,
             channel_credentials,
             insecure,

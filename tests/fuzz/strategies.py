@@ -188,6 +188,7 @@ def valid_request(method: str) -> Message:
         "SaveWorld": {"world_id": "w2", "label": "autosave"},
         "LoadWorld": {"snapshot_id": "20230213T080000Z-00000000"},
         "ListSnapshots": {},
+        "WhoKnows": {"query": "painting", "k": 2},
     }
     cls = message_factory.GetMessageClass(request_types()[method])
     message = cls()

@@ -125,6 +125,21 @@ INVALID = [
     ("AddMemory", {**AGENT, "observation": SEEN}, "kind"),
     ("AddMemory", {**AGENT, "kind": 9, "observation": SEEN}, "kind"),
     ("AddMemory", {**AGENT, "kind": "PLAN", "observation": {"text": LONG}}, "observation.text"),
+    (
+        "AddMemory",
+        {**AGENT, "kind": "PLAN", "observation": {"text": "x", "share_with": ["k"] * MANY}},
+        "observation.share_with",
+    ),
+    (
+        "AddMemory",
+        {**AGENT, "kind": "PLAN", "observation": {"text": "x", "share_with": ["../k"]}},
+        "observation.share_with[0]",
+    ),
+    (
+        "Perceive",
+        {**AGENT, "observations": [{**SEEN, "private": True, "share_with": ["k"]}]},
+        "observations[0].share_with",
+    ),
     ("ForgetMemory", {"agent_id": "isabella", "memory_id": "²"}, "memory_id"),
     ("ForgetMemory", {"agent_id": "isabella", "memory_id": "9" * 40}, "memory_id"),
     ("ForgetMemory", {"agent_id": "isabella", "memory_id": "1e3"}, "memory_id"),
@@ -145,6 +160,12 @@ INVALID = [
     ("LoadWorld", {}, "snapshot_id"),
     ("LoadWorld", {"snapshot_id": "../../worlds/default"}, "snapshot_id"),
     ("ListSnapshots", {"world_id": "a/b"}, "world_id"),
+    ("WhoKnows", {}, "memory_id"),
+    ("WhoKnows", {"memory_id": "1", "query": "q"}, "query"),
+    ("WhoKnows", {"memory_id": "-1"}, "memory_id"),
+    ("WhoKnows", {"query": LONG}, "query"),
+    ("WhoKnows", {"query": "q", "k": 21}, "k"),
+    ("WhoKnows", {"query": "q", "world_id": "a/b"}, "world_id"),
 ]
 
 

@@ -231,6 +231,42 @@ CASES = [
         ),
     ),
     Case(
+        "add private memory",
+        "AddMemory",
+        pb.AddMemoryRequest(
+            agent_id="isabella",
+            game_time=T1,
+            kind=pb.OBSERVATION,
+            observation=_obs("hid the key", share_with=["klaus"]),
+        ),
+    ),
+    Case(
+        "add memory shared twice",
+        "AddMemory",
+        pb.AddMemoryRequest(
+            agent_id="isabella",
+            game_time=T1,
+            kind=pb.OBSERVATION,
+            observation=_obs("hid the key", share_with=["klaus", "klaus"]),
+        ),
+    ),
+    Case(
+        "add memory private and shared",
+        "AddMemory",
+        pb.AddMemoryRequest(
+            agent_id="isabella",
+            game_time=T1,
+            kind=pb.OBSERVATION,
+            observation=_obs("hid the key", private=True, share_with=["klaus"]),
+        ),
+    ),
+    Case("who knows a memory", "WhoKnows", pb.WhoKnowsRequest(memory_id="1")),
+    Case("who knows a query", "WhoKnows", pb.WhoKnowsRequest(query="the party", k=2)),
+    Case("who knows nothing asked", "WhoKnows", pb.WhoKnowsRequest()),
+    Case("who knows both", "WhoKnows", pb.WhoKnowsRequest(memory_id="1", query="party")),
+    Case("who knows unknown memory", "WhoKnows", pb.WhoKnowsRequest(memory_id="99999")),
+    Case("who knows bad k", "WhoKnows", pb.WhoKnowsRequest(query="party", k=21)),
+    Case(
         "forget memory", "ForgetMemory", pb.ForgetMemoryRequest(agent_id="isabella", memory_id="1")
     ),
     Case("reflect", "Reflect", pb.ReflectRequest(agent_id="isabella", game_time=T1)),

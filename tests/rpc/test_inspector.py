@@ -266,6 +266,35 @@ def test_an_amendment_is_a_new_author_memory_citing_the_old_one_which_is_kept(
         assert "superseded by" in stream
 
 
+def test_an_amended_secret_stays_a_secret(tmp_path: Path) -> None:
+    with town(tmp_path) as t:
+        secret = t.doors.stub.AddMemory(
+            pb.AddMemoryRequest(
+                agent_id="isabella",
+                game_time=at(0),
+                kind=pb.OBSERVATION,
+                observation=pb.Observation(text="the safe code is 1234", share_with=["klaus"]),
+            ),
+            metadata=AUTH,
+        )
+        client = Browserless(t.port)
+        client.log_in()
+        path = f"/inspect/memory?world=default&agent=isabella&id={secret.memory_id}"
+        _, _, page, _ = client.get(path)
+        assert "may be told to" in page and "klaus" in page
+        body = {
+            "world": "default",
+            "agent": "isabella",
+            "id": secret.memory_id,
+            "csrf": csrf_of(page),
+            "text": "the safe code is 4321",
+        }
+        status, _, _, _ = client.request("POST", "/inspect/amend", urlencode(body))
+        assert status == 303
+        (new,) = [m for m in t.memories() if "4321" in m.description]
+        assert (new.private, list(new.share_with)) == (False, ["klaus"])
+
+
 def test_memory_texts_are_always_escaped(tmp_path: Path) -> None:
     with town(tmp_path, hostile=True) as t:
         client = Browserless(t.port)

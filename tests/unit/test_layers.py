@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.plan.skeleton",
         "npc_brain.mind.plan.choices",
         "npc_brain.mind.talk.answers",
+        "npc_brain.mind.talk.carry",
     ),
     ("npc_brain.mind.state", "npc_brain.mind.usage"),
     ("npc_brain.mind.world",),
@@ -33,8 +34,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("npc_brain.mind.plan.composer",),
     (
         "npc_brain.mind.perceive",
+        "npc_brain.mind.knowledge",
         "npc_brain.mind.plan.planner",
         "npc_brain.mind.reflect.reflector",
+        "npc_brain.mind.talk.news",
         "npc_brain.mind.talk.reply",
     ),
     ("npc_brain.mind.act.actor", "npc_brain.mind.talk.conversation"),

@@ -15,7 +15,7 @@ from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.plan.prompts import Block, DayPlan, parse_revision
 from npc_brain.mind.react.prompts import decide_to_talk, parse_reaction
-from npc_brain.mind.talk.prompts import turn_schema
+from npc_brain.mind.talk.prompts import thoughts_schema, turn_schema
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 
@@ -107,6 +107,19 @@ def test_the_opener_greets_the_listener_and_cannot_end_the_talk() -> None:
     assert reply["end_conversation"] == {"type": "boolean"}  # type: ignore[index]
 
 
+def test_thoughts_after_a_conversation_are_the_agents_own() -> None:
+    import re
+
+    fields = thoughts_schema("Klaus")["properties"]
+    planning = fields["planning_thought"]["pattern"]  # type: ignore[index]
+    memo = fields["memo"]["pattern"]  # type: ignore[index]
+    assert re.match(planning, "I will decorate the cafe for the party.")
+    assert re.match(memo, "Klaus is coming to the party tonight.")
+    # The slip the issue saw: the other's line stored as the agent's own belief.
+    assert not re.match(memo, "Maria, I am planning a Valentine's Day party.")
+    assert not re.match(planning, "Maria, I am planning a Valentine's Day party.")
+
+
 def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
     tmp_path: Path,
 ) -> None:
@@ -177,9 +190,11 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
         }
         plans = await _settle(brain, "klaus", MemoryKind.PLAN, 2)
         assert "revised plan" in plans[-1].description and "decorating" in plans[-1].description
-        thoughts = await _settle(brain, "klaus", MemoryKind.REFLECTION, 2)
+        thoughts = await _settle(brain, "klaus", MemoryKind.THOUGHT, 2)
         lines = {m.memory_id for m in heard}
         assert all(set(t.evidence_ids) <= lines and t.evidence_ids for t in thoughts)
+        page = await brain.list_memories("", "klaus", kinds=[MemoryKind.REFLECTION])
+        assert page.memories == []  # thoughts are no reflections
         action, _ = await brain.act("", "klaus", T0 + 60, 0)
         assert action.chat_with_agent_id == "isabella"
         assert [x.speaker_id for x in action.chat] == ["isabella", "klaus", "isabella"]

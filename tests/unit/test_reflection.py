@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from npc_brain.llm.fakes import ScriptedChat
-from npc_brain.memory.records import MemoryKind, MemoryRecord, Observation
+from npc_brain.memory.records import PRIVATE, MemoryKind, MemoryRecord, Observation, Sharing
 from npc_brain.mind.reflect.prompts import parse_insights, parse_questions
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
@@ -142,3 +142,25 @@ def test_a_reflection_that_stores_nothing_still_resets_its_trigger(tmp_path: Pat
 
     asyncio.run(scenario())
     assert brain.usage.summary("default", "isabella").calls_by_kind["reflection"] == 1
+
+
+def test_a_reflection_drawn_in_view_of_a_secret_is_no_more_tellable(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 5})
+    brain = make_brain(tmp_path, chat)
+
+    async def scenario() -> list[MemoryRecord]:
+        await brain.upsert_agent(
+            "", "isabella", Persona("Isabella Rodriguez"), T0, Switches(reflection=False)
+        )
+        for text, sharing in (
+            ("Isabella bakes bread every morning", Sharing()),
+            ("Isabella owes the mayor money", PRIVATE),
+        ):
+            memory = Observation(text, importance=5, sharing=sharing)
+            await brain.add_memory("", "isabella", T0, MemoryKind.OBSERVATION, memory)
+        chat.enqueue({"questions": ["When does Isabella bake bread?"]}, _insights([1]))
+        return await brain.reflect("", "isabella", T0 + 10)
+
+    (insight,) = asyncio.run(scenario())
+    assert insight.evidence_ids == (1,)  # it cites the bread only
+    assert insight.sharing == PRIVATE  # but the secret was in view

@@ -10,7 +10,7 @@ agents also reflect on reflections.
 from __future__ import annotations
 
 from npc_brain.llm.scheduler import Priority
-from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.reflect.prompts import Insight, insights_for, salient_questions
 from npc_brain.mind.world import World
@@ -65,17 +65,26 @@ class Reflector:
                 lambda chat: insights_for(chat, agent.persona, question, evidence),  # noqa: B023
                 game_time=game_time,
             )
-            stored.extend(await self._store(world, agent, insights, game_time))
+            stored.extend(await self._store(world, agent, insights, game_time, evidence))
         if not stored:  # stored insights reset the trigger themselves
             world.stream(agent.agent_id).reflected()
         return stored
 
     async def _store(
-        self, world: World, agent: AgentRecord, insights: list[Insight], game_time: GameTime
+        self,
+        world: World,
+        agent: AgentRecord,
+        insights: list[Insight],
+        game_time: GameTime,
+        shown: list[MemoryRecord],
     ) -> list[MemoryRecord]:
+        """Stores new insights; one drawn while a memory the agent may not tell was in
+        view is no more tellable than it."""
         known = {m.description for m in world.stream(agent.agent_id).recent(RECENT_MEMORIES)}
         insights = [i for i in insights if i.text not in known]  # no belief twice
         insights = list({i.text: i for i in insights}.values())
         if not insights:
             return []
-        return await self._f.remember_insights(world, agent, insights, game_time)
+        return await self._f.remember_insights(
+            world, agent, insights, game_time, MemoryKind.REFLECTION, shown
+        )

@@ -1,9 +1,14 @@
 """NPC-to-NPC conversations, turn by turn.
 
 Both agents remember every line, what each heard carrying the speaker as its source,
-then write the paper's post-conversation thoughts and plan the rest of their day again.
-A parroted or unusable line is drawn again with another seed; one that stays so ends the
-conversation.
+then write the paper's post-conversation thoughts (THOUGHT memories) and plan the rest
+of their day again. A parroted or unusable line, or one that gives away what the speaker
+may not tell the listener, is drawn again with another seed; one that stays so ends the
+conversation. A speaker's prompt holds only memories it may tell the listener, and
+leaves out the news the two have told each other already. A line that passes on one of
+the speaker's memories is recorded as a claim told (memory/claims.py): the listener's
+memory of the line holds it, one hop further from its first holder, and is no more
+tellable than what it carried (Sharing.passed_on).
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from collections.abc import Sequence
 from npc_brain.action import Action, Line
 from npc_brain.llm.base import ChatModel, Completion
 from npc_brain.llm.scheduler import Priority
-from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.memory.claims import Telling
+from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord, Sharing
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.reflect.prompts import Insight
+from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
@@ -29,9 +36,10 @@ Turn = tuple[Line | None, Completion]
 class Conversations:
     """Runs conversations between agents of a world."""
 
-    def __init__(self, faculties: Faculties, planner: Planner) -> None:
+    def __init__(self, faculties: Faculties, planner: Planner, news: News) -> None:
         self._f = faculties
         self._planner = planner
+        self._news = news
 
     async def converse(
         self, world: World, first: AgentRecord, second: AgentRecord, game_time: GameTime
@@ -55,27 +63,41 @@ class Conversations:
             world.mind(a.agent_id).quiet_until[b.agent_id] = quiet
         names = {a.agent_id: a.persona.name for a in (first, second)}
         relationship = {
-            a.agent_id: await self._f.context(world, a, game_time, b.persona.name)
+            a.agent_id: self._news.unexchanged(
+                world,
+                a.agent_id,
+                b.agent_id,
+                await self._f.context(world, a, game_time, b.persona.name, told_to=b.agent_id),
+            )
             for a, b in ((first, second), (second, first))
         }
         lines: list[Line] = []
+        carried: list[MemoryRecord | None] = []  # the speaker's memory each line passed on
         for turn in range(self._f.settings.max_conversation_turns):
             speaker, listener = (first, second) if turn % 2 == 0 else (second, first)
             memories = relationship[speaker.agent_id]
             if lines:  # and what the conversation so far brings to mind
-                said = await self._f.context(world, speaker, game_time, lines[-1].text)
+                said = await self._f.context(
+                    world, speaker, game_time, lines[-1].text, told_to=listener.agent_id
+                )
                 memories = distinct([*memories, *said])
             line = await self._next_line(world, speaker, listener, game_time, memories, lines)
             if line is None:
                 break  # unusable lines, or lines parroting earlier ones, end it
             lines.append(Line(speaker.agent_id, line.text, line.end_conversation))
+            carried.append(
+                await self._news.carried(world, line.text, memories, list(names.values()))
+            )
             if line.end_conversation:
                 break
         if lines:
             remembered = {
-                a.agent_id: await self._remember(world, a, b, lines, game_time)
+                a.agent_id: await self._remember(
+                    world, a, b, lines, game_time, _sharing(a.agent_id, lines, carried)
+                )
                 for a, b in ((first, second), (second, first))
             }
+            await self._record_claims(world, lines, carried, remembered, game_time)
             for a, b in ((first, second), (second, first)):
                 thoughts = await self._think_over(
                     world, a, b, lines, names, remembered[a.agent_id], game_time
@@ -83,6 +105,36 @@ class Conversations:
                 if a.planning_enabled:
                     await self._planner.revise(world, a, game_time, thoughts)
         return lines
+
+    async def _record_claims(
+        self,
+        world: World,
+        lines: Sequence[Line],
+        carried: Sequence[MemoryRecord | None],
+        remembered: dict[str, list[MemoryRecord]],
+        game_time: GameTime,
+    ) -> None:
+        """Records each line that passed on a memory as a claim told to the listener."""
+        told = [(i, m) for i, m in enumerate(carried) if m is not None]
+        if not told:
+            return
+        vectors = await self._f.embed([m.description for _, m in told])
+        tellings = []
+        for (i, memory), vector in zip(told, vectors, strict=True):
+            teller = lines[i].speaker_id
+            listener = next(a for a in remembered if a != teller)
+            tellings.append(
+                Telling(
+                    teller,
+                    memory,
+                    vector,
+                    remembered[teller][i].memory_id,
+                    listener,
+                    remembered[listener][i].memory_id,
+                    game_time,
+                )
+            )
+        self._news.record(world, tellings)
 
     async def _next_line(
         self,
@@ -112,7 +164,13 @@ class Conversations:
             line = await self._f.think(
                 world, speaker, "dialogue", Priority.REACTION, turn, game_time=game_time
             )
-            if line is not None and not _repeats(line.text, lines):
+            if line is None or _repeats(line.text, lines):
+                continue
+            names = [speaker.persona.name, listener.persona.name]
+            said = [x.text for x in lines]
+            if not await self._news.leaks(
+                world, speaker.agent_id, listener.agent_id, line.text, said, names
+            ):
                 return line
         return None
 
@@ -139,7 +197,9 @@ class Conversations:
         if not thoughts:
             return []
         insights = [Insight(thought, tuple(said)) for thought in thoughts]
-        return await self._f.remember_insights(world, agent, insights, game_time)
+        return await self._f.remember_insights(
+            world, agent, insights, game_time, MemoryKind.THOUGHT
+        )
 
     async def _remember(
         self,
@@ -148,13 +208,14 @@ class Conversations:
         other: AgentRecord,
         lines: list[Line],
         game_time: GameTime,
+        sharing: Sequence[Sharing],
     ) -> list[MemoryRecord]:
         """The conversation in the agent's stream, and as its current action; returns
-        the agent's memories of its lines."""
+        the agent's memories of its lines (`sharing`: whom it may tell each)."""
         other_name = other.persona.name
         here = where(world, agent)
         said = await self._f.remember_dialogue(
-            world, agent, other.agent_id, other_name, lines, game_time, here
+            world, agent, other.agent_id, other_name, lines, game_time, here, sharing
         )
         take_over(
             world,
@@ -182,6 +243,21 @@ def take_over(world: World, agent: AgentRecord, action: Action) -> None:
     """Makes a reaction or a conversation the agent's current action (AgentMind.take_over)."""
     if world.mind(agent.agent_id).take_over(action):
         world.save_plan(agent.agent_id)
+
+
+def _sharing(
+    agent_id: str, lines: Sequence[Line], carried: Sequence[MemoryRecord | None]
+) -> list[Sharing]:
+    """Whom the agent may tell each line: what its speaker may tell of the memory it
+    carried (Sharing.passed_on, for the listener); anyone, for a line that carried none."""
+    return [
+        ANYONE
+        if memory is None
+        else memory.sharing
+        if line.speaker_id == agent_id
+        else memory.sharing.passed_on(agent_id)
+        for line, memory in zip(lines, carried, strict=True)
+    ]
 
 
 def distinct(memories: Sequence[MemoryRecord]) -> list[MemoryRecord]:

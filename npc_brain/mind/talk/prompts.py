@@ -1,5 +1,5 @@
 """Talk prompts: a reply to whoever speaks to the agent, NPC-to-NPC conversation turns
-and the thoughts after a conversation; each a constrained call.
+and the thoughts after a conversation (in the agent's own words); each a constrained call.
 
 A reply is {"utterance": ..., "end_conversation": ...} under a grammar; the utterance's
 characters are decoded as they arrive, so the listener sees the reply grow token by
@@ -251,14 +251,24 @@ def conversation_turn(
     return Line("", text.strip(), end is True), completion
 
 
-THOUGHTS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "planning_thought": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9 ,'-]{6,160}[.]$"},
-        "memo": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9 ,'-]{6,160}[.]$"},
-    },
-    "required": ["planning_thought", "memo"],
-}
+_THOUGHT_WORDS = "[A-Za-z0-9 ,'-]{6,150}[.]$"
+
+
+def thoughts_schema(other_first_name: str = "") -> dict[str, object]:
+    """Two sentences of the agent's own: what it means to do ("I ..."), and a memo about
+    the other ("Klaus ...": never one of the other's lines taken as its own belief)."""
+    other = re.escape(other_first_name) if other_first_name.isascii() else ""
+    return {
+        "type": "object",
+        "properties": {
+            "planning_thought": {"type": "string", "pattern": f"^I {_THOUGHT_WORDS}"},
+            "memo": {
+                "type": "string",
+                "pattern": f"^{other} {_THOUGHT_WORDS}" if other else f"^[A-Z]{_THOUGHT_WORDS}",
+            },
+        },
+        "required": ["planning_thought", "memo"],
+    }
 
 
 def after_conversation(
@@ -268,18 +278,21 @@ def after_conversation(
     lines: Sequence[Line],
     names: dict[str, str],
 ) -> tuple[list[str], Completion]:
-    """The paper's post-conversation thoughts: something to plan for, and a memo."""
+    """The paper's post-conversation thoughts, from the agent's own point of view:
+    something to plan for, in the first person, and a memo about the other."""
     transcript = "\n".join(f"{names.get(x.speaker_id, x.speaker_id)}: {x.text}" for x in lines)
+    other_first = other_name.split()[0] if other_name.split() else other_name
     messages = [
-        Message("system", persona.describe()),
+        Message("system", f"You are {persona.name}.\n{persona.describe()}"),
         Message(
             "user",
-            f"Conversation between {persona.name} and {other_name}:\n{transcript}\n\nWrite "
-            f"what {persona.name} should remember for planning, and a short memo about the "
-            f"conversation, each one sentence. Answer with JSON.",
+            f"Your conversation with {other_name}:\n{transcript}\n\nWrite, as "
+            f"{persona.name}, one sentence starting with I about what you will do after "
+            f"this conversation, and one sentence starting with {other_first} about what "
+            f"you learnt about {other_first}. Answer with JSON.",
         ),
     ]
-    completion = chat.complete(messages, max_tokens=160, schema=THOUGHTS_SCHEMA)
+    completion = chat.complete(messages, max_tokens=160, schema=thoughts_schema(other_first))
     try:
         answer = json.loads(completion.text)
         thoughts = [answer["planning_thought"], answer["memo"]]

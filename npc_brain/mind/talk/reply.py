@@ -24,7 +24,7 @@ import numpy as np
 from npc_brain.action import Line
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.llm.scheduler import Priority
-from npc_brain.memory.records import GameTime, MemoryKind
+from npc_brain.memory.records import ANYONE, GameTime, MemoryKind
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.answers import (
@@ -36,6 +36,7 @@ from npc_brain.mind.talk.answers import (
     plain_answer,
     trimmed,
 )
+from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import Reply, fact_messages, reply_messages, stream_reply
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
@@ -60,8 +61,9 @@ class _ListenerLeft(Exception):
 class Replies:
     """Replies of agents to whoever speaks to them (a player, or any caller of Converse)."""
 
-    def __init__(self, faculties: Faculties) -> None:
+    def __init__(self, faculties: Faculties, news: News) -> None:
         self._f = faculties
+        self._news = news
 
     async def converse(
         self,
@@ -72,7 +74,9 @@ class Replies:
         utterance: str,
         interview: bool,
     ) -> AsyncIterator[str | Line]:
-        """Yields the reply's text pieces as they are generated, then the final Line."""
+        """Yields the reply's text pieces as they are generated, then the final Line.
+        An agent holding something it may not tell the speaker yields the reply only once
+        it is checked (News.vetted): a secret never streams out."""
         speaker = world.store.get_agent(speaker_id)
         speaker_name = speaker.persona.name if speaker else speaker_id
         grounding = self._f.settings.grounded_replies
@@ -82,12 +86,14 @@ class Replies:
             facts = await self.facts(world, agent, game_time, utterance, topic, speaker_id)
             messages = fact_messages(agent.persona, game_time, facts, speaker_name, utterance)
         else:
-            recalled = await self._f.context(world, agent, game_time, utterance)
+            recalled = await self._f.context(world, agent, game_time, utterance, speaker_id)
             messages = reply_messages(agent.persona, game_time, recalled, speaker_name, utterance)
         answer: Reply | None = None
+        guarded = self._news.withholds(world, agent.agent_id, speaker_id)
         async for event in self._stream(world, agent, messages):
             if isinstance(event, str):
-                yield event
+                if not guarded:
+                    yield event
             else:
                 answer = event
         assert answer is not None  # _stream ends with the reply
@@ -96,11 +102,16 @@ class Replies:
             situation = utterance if topic == "situation" else ""
             known = f"{utterance} {agent.persona.name}"
             text = await self._checked(world, agent, messages, answer.text, facts, situation, known)
-        text = text or "..."
+        text = await self._news.vetted(
+            world, agent, speaker_id, utterance, text or "...", interview
+        )
+        if guarded:
+            yield text
         if not interview:
             exchange = [Line(speaker_id, utterance), Line(agent.agent_id, text)]
+            own = await self._news.reply_sharing(world, agent, speaker_id, text)
             await self._f.remember_dialogue(
-                world, agent, speaker_id, speaker_name, exchange, game_time
+                world, agent, speaker_id, speaker_name, exchange, game_time, "", [ANYONE, own]
             )
         yield Line(agent.agent_id, text, answer.end_conversation)
 
@@ -124,7 +135,7 @@ class Replies:
         if not agent.memory_enabled:
             return own[:FACTS] if topic in ("self", "situation", "reflection") else own[:2]
         found = own if topic == "self" else []
-        recall = partial(self._recalled, world, agent, game_time)
+        recall = partial(self._recalled, world, agent, game_time, told_to=speaker_id)
         plan = world.mind(agent.agent_id).plan
         if topic == "plans" and agent.planning_enabled:
             found += [plan.describe(persona.name)] if plan is not None else []
@@ -136,7 +147,9 @@ class Replies:
             found += await recall(utterance, 2, NEWS_WEIGHTS)
         if topic == "reflection":
             if agent.reflection_enabled:
-                found += await recall(utterance, 2, kinds=[MemoryKind.REFLECTION])
+                found += await recall(
+                    utterance, 2, kinds=[MemoryKind.REFLECTION, MemoryKind.THOUGHT]
+                )
             found += own[1:3]
         people = {
             other.agent_id: other.persona.name
@@ -174,8 +187,12 @@ class Replies:
         k: int,
         weights: Weights | None = None,
         kinds: Sequence[MemoryKind] = (),
+        *,
+        told_to: str,
     ) -> list[str]:
-        found = await self._f.recall(world, agent.agent_id, game_time, query, k, weights, kinds)
+        found = await self._f.recall(
+            world, agent.agent_id, game_time, query, k, weights, kinds, told_to=told_to
+        )
         return [s.memory.description for s in found]
 
     async def _checked(

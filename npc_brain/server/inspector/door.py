@@ -544,7 +544,8 @@ class Inspector:
         self, request: Request, params: Mapping[str, list[str]], caller: Caller
     ) -> Response:
         """Amends a memory: AddMemory of the new text (source AUTHOR, the old memory's
-        kind and address) citing the old one, which is kept; records who did."""
+        kind, address and knowledge filter) citing the old one, which is kept; records
+        who did."""
         world_id, agent_id = _world_agent(params)
         memory_id = one(params, "id")
         text = one(params, "text").strip()
@@ -563,6 +564,8 @@ class Inspector:
             address=old.address,
             source=pb.Source(kind=pb.AUTHOR),
             importance=importance,
+            private=old.private,
+            share_with=old.share_with,
         )
         added: pb.Memory = await self._call(
             "AddMemory",

@@ -21,7 +21,7 @@ from npc_brain.server.inspector.audit import Correction
 from npc_brain.server.inspector.web import PREFIX, format_time, h, link, options, time_input
 from npc_brain.v1 import brain_pb2 as pb
 
-KINDS = ("OBSERVATION", "REFLECTION", "PLAN", "DIALOGUE")
+KINDS = ("OBSERVATION", "REFLECTION", "PLAN", "DIALOGUE", "THOUGHT")
 TERMS = ("recency", "importance", "relevance")
 
 
@@ -435,6 +435,7 @@ def memory_page(
         ),
         ("depth", str(m.depth) if m.depth else ""),
         ("expires", format_time(seconds(m.expires)) if m.HasField("expires") else ""),
+        ("may be told to", "nobody (private)" if m.private else ", ".join(m.share_with)),
     ]
     rows = "".join(
         f"<dt>{h(k)}</dt><dd>{_source(m) if k == 'source' else h(v)}</dd>"

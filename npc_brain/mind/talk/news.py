@@ -1,0 +1,149 @@
+"""News in talk: the claims a conversation passes on, the secrets it must not, and how
+a holder names its sources. Used by NPC-to-NPC conversations and by replies.
+
+What an agent may not tell a listener never reaches the prompt (Faculties.recall with
+`told_to`); what the model says anyway is checked here (`leaks`) before anyone hears it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from npc_brain.memory.claims import Telling
+from npc_brain.memory.diffusion import holders_of
+from npc_brain.memory.records import (
+    ANYONE,
+    MemoryKind,
+    MemoryRecord,
+    Sharing,
+    SourceKind,
+)
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.talk.carry import carried, name_terms, reveals, source_sentence, spoken
+from npc_brain.mind.world import World
+from npc_brain.persona import AgentRecord
+
+REFUSAL = "I'd rather not talk about that."
+
+
+class News:
+    """Claims and secrets of what agents say to each other or to players."""
+
+    def __init__(self, faculties: Faculties) -> None:
+        self._f = faculties
+
+    async def carried(
+        self, world: World, text: str, memories: Sequence[MemoryRecord], names: Sequence[str]
+    ) -> MemoryRecord | None:
+        """The memory of a speaker's prompt (`memories`) that its line `text` passes on,
+        if any; its own earlier lines count only when they told a claim. `names`: the
+        people talking."""
+        linked = set(world.store.claims.of_memories([m.memory_id for m in memories]))
+        candidates = [m for m in memories if m.memory_id in linked or not _own_line(m)]
+        if not candidates:
+            return None
+        vectors = await self._f.embed([text, *(spoken(m) for m in candidates)])
+        return carried(text, vectors[0], candidates, vectors[1:], name_terms(names), linked)
+
+    def withholds(self, world: World, agent_id: str, listener: str) -> bool:
+        """Whether the agent holds anything it may not tell `listener`."""
+        return bool(world.stream(agent_id).withheld_from(listener))
+
+    async def leaks(
+        self,
+        world: World,
+        agent_id: str,
+        listener: str,
+        text: str,
+        said: Sequence[str],
+        names: Sequence[str],
+    ) -> bool:
+        """Whether `text` gives away a memory the agent may not tell `listener`, beyond
+        what was `said` already and the people's `names`."""
+        withheld = world.stream(agent_id).withheld_from(listener)
+        if not withheld:
+            return False
+        known, people = " ".join([*said, *names]), name_terms(names)
+        vectors = await self._f.embed([text, *(spoken(m) for m in withheld)])
+        return any(
+            reveals(text, vectors[0], spoken(m), row, known, people)
+            for m, row in zip(withheld, vectors[1:], strict=True)
+        )
+
+    async def vetted(
+        self,
+        world: World,
+        agent: AgentRecord,
+        listener: str,
+        utterance: str,
+        text: str,
+        interview: bool,
+    ) -> str:
+        """A reply as it may be said: REFUSAL if it gives away what the agent may not
+        tell `listener`; in an interview, with its source chain named (source_of)."""
+        names = [agent.persona.name, listener]
+        if await self.leaks(world, agent.agent_id, listener, text, [utterance], names):
+            return REFUSAL
+        source = await self.source_of(world, agent, text) if interview else ""
+        return f"{text} {source}" if source else text
+
+    async def reply_sharing(
+        self, world: World, agent: AgentRecord, listener: str, text: str
+    ) -> Sharing:
+        """Whom the agent may tell its own line `text` to `listener`: as narrowly as a
+        confidence it carries (a memory shared with the listener only), else anyone."""
+        restricted = world.stream(agent.agent_id).withheld_from("")  # "" is nobody's id
+        confided = [m for m in restricted if m.sharing.allows(listener)]
+        if not confided:
+            return ANYONE
+        memory = await self.carried(world, text, confided, [agent.persona.name])
+        return ANYONE if memory is None else memory.sharing
+
+    def record(self, world: World, tellings: Sequence[Telling]) -> list[int]:
+        """Stores who told whom which claim (durably); the claim ids."""
+        return world.store.claims.record(tellings) if tellings else []
+
+    def exchanged(self, world: World, a: str, b: str) -> set[int]:
+        """The claims `a` and `b` have told each other: not news between them."""
+        return world.store.claims.exchanged(a, b)
+
+    def unexchanged(
+        self, world: World, a: str, b: str, memories: Sequence[MemoryRecord]
+    ) -> list[MemoryRecord]:
+        """The memories whose claim `a` and `b` have not told each other yet."""
+        told = self.exchanged(world, a, b)
+        if not told:
+            return list(memories)
+        claims = world.store.claims.of_memories([m.memory_id for m in memories])
+        return [m for m in memories if claims.get(m.memory_id) not in told]
+
+    async def source_of(self, world: World, agent: AgentRecord, text: str) -> str:
+        """A sentence naming where the agent heard what `text` says ("I heard it from
+        Klaus, who heard it from Isabella."), when it carries a claim the agent heard and
+        does not name its teller already; else ''."""
+        claims = world.store.claims
+        heard = {r.memory_id: r.claim_id for r in claims.held_by(agent.agent_id) if r.from_agent_id}
+        stream = world.stream(agent.agent_id)
+        memories = [m for i in heard if (m := stream.get(i)) is not None]
+        memory = await self.carried(world, text, memories, [agent.persona.name])
+        if memory is None:
+            return ""
+        chain = next(
+            h.chain
+            for h in holders_of(claims.holders(heard[memory.memory_id]))
+            if h.agent_id == agent.agent_id
+        )
+        names = [self._name(world, agent_id) for agent_id in chain]
+        teller = names[-2] if len(names) > 1 else ""
+        if not teller or teller.split()[0].lower() in text.lower():
+            return ""
+        return source_sentence(names)
+
+    def _name(self, world: World, agent_id: str) -> str:
+        other = world.store.get_agent(agent_id)
+        return other.persona.name if other is not None else agent_id
+
+
+def _own_line(memory: MemoryRecord) -> bool:
+    """Whether a memory is its agent's record of a line it said itself."""
+    return memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.SEEN

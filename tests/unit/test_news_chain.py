@@ -1,0 +1,155 @@
+"""News travels with its source, with a scripted model and the real store: Isabella
+tells Klaus about her party, Klaus tells Maria; Maria's interview answer names the
+chain, WhoKnows reports Klaus one hop from Isabella and Maria two, with falling
+confidence, and Klaus does not bring the party up with Maria again."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from npc_brain.brain import Brain
+from npc_brain.llm.fakes import RoutedChat
+from npc_brain.memory.diffusion import HOP_CONFIDENCE
+from npc_brain.memory.records import MemoryKind, Observation, SourceKind
+from npc_brain.mind.perceive import AgentTick
+from npc_brain.persona import Persona, Switches
+from tests.conftest import make_brain
+
+DAY = 1_676_246_400.0  # 2023-02-13 00:00 UTC
+T0 = DAY + 9 * 3600
+CAFE = "ville:hobbs cafe"
+SEED = "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14."
+TOLD_KLAUS = "Hi Klaus, I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
+TOLD_MARIA = "Hi Maria, Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14."
+ANSWER = "Yes, Isabella is throwing a Valentine's Day party at Hobbs Cafe."
+KINDS = {
+    "talk": {"answer"},
+    "reaction": {"decision"},
+    "line": {"utterance"},
+    "thoughts": {"planning_thought"},
+    "rating": {"rating"},
+    "plan": {"wake_up_hour"},
+    "revise": {"plan"},
+    "steps": {"steps"},
+}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "rating": {"rating": 4},
+    "plan": {"wake_up_hour": 7, "plan": [{"hour": 8, "activity": "working"}]},
+    "steps": {"steps": [{"activity": "working", "minutes": 15, "place": CAFE}]},
+    "revise": {"plan": [{"hour": 20, "activity": "reading"}]},
+    "talk": {"answer": "yes"},
+    "thoughts": {"planning_thought": "I will buy flowers.", "memo": "They were kind."},
+}
+
+
+def _chat(**queues: list[dict[str, Any]]) -> RoutedChat:
+    return RoutedChat(KINDS, DEFAULTS, **queues)
+
+
+def _line(text: str, end: bool = False) -> dict[str, Any]:
+    return {"utterance": text, "end_conversation": end}
+
+
+def _sees(other: str, doing: str = "is reading at the counter") -> list[Observation]:
+    return [Observation(f"{other} {doing}", subject=other, address=CAFE)]
+
+
+async def _town(brain: Brain) -> None:
+    for agent_id, name in (("isabella", "Isabella"), ("klaus", "Klaus"), ("maria", "Maria")):
+        await brain.upsert_agent(
+            "", agent_id, Persona(name, home_address=CAFE), T0, Switches(reflection=False)
+        )
+    await brain.add_memory("", "isabella", T0 - 3600, MemoryKind.OBSERVATION, Observation(SEED))
+
+
+async def _talk(brain: Brain, who: str, sees: str, at: float, doing: str = "") -> list[str]:
+    seen = _sees(sees, doing) if doing else _sees(sees)
+    (result,) = await brain.tick("", at, [AgentTick(who, seen)], lockstep=True)
+    return [line.text for line in result.action.chat]
+
+
+@pytest.fixture
+def chat() -> RoutedChat:
+    return _chat(
+        line=[
+            _line(TOLD_KLAUS),
+            _line("That sounds wonderful, count me in!", end=True),
+            _line(TOLD_MARIA),
+            _line("Really? I will be there.", end=True),
+            _line(ANSWER),  # Maria's interview answer
+            _line("Hi Maria, lovely weather for a walk today."),
+            _line("It is, I walked to the bakery.", end=True),
+        ]
+    )
+
+
+def test_news_passes_holder_to_a_to_b_with_its_source_chain(
+    tmp_path: Path, chat: RoutedChat
+) -> None:
+    brain = make_brain(tmp_path, chat, planner="free", context_memories=12)
+
+    async def scenario() -> dict[str, Any]:
+        await _town(brain)
+        first = await _talk(brain, "isabella", "klaus", T0)
+        second = await _talk(brain, "klaus", "maria", T0 + 2 * 3600)
+        heard = await brain.list_memories("", "maria", kinds=[MemoryKind.DIALOGUE])
+        before = len((await brain.list_memories("", "maria")).memories)
+        events = [
+            e
+            async for e in brain.converse(
+                "", "maria", T0 + 3 * 3600, "eval", "Is anything happening at the cafe?", True
+            )
+        ]
+        after = len((await brain.list_memories("", "maria")).memories)
+        by_query = await brain.who_knows("", query="a Valentine's Day party at the cafe")
+        told_line = next(m for m in heard.memories if m.source.kind == SourceKind.HEARD)
+        by_memory = await brain.who_knows("", memory_id=str(told_line.memory_id))
+        calls = len(chat.prompts)
+        third = await _talk(brain, "klaus", "maria", T0 + 6 * 3600, "is drinking tea")
+        return {
+            "lines": (first, second, third),
+            "heard": heard.memories,
+            "told_line": told_line,
+            "answer": events[-1].text,
+            "stored_by_interview": after - before,
+            "by_query": by_query,
+            "by_memory": by_memory,
+            "opener": next(p for kind, p in chat.prompts[calls:] if kind == "line"),
+        }
+
+    out = asyncio.run(scenario())
+    first, second, third = out["lines"]
+    assert first[0] == TOLD_KLAUS and second[0] == TOLD_MARIA and len(third) == 2
+    assert out["told_line"].source.agent_id == "klaus"
+    assert TOLD_MARIA in out["told_line"].description
+    # Maria names where she has it, though the model did not; the interview stores nothing.
+    assert out["answer"] == f"{ANSWER} I heard it from Klaus, who heard it from Isabella."
+    assert out["stored_by_interview"] == 0
+
+    (claim,) = out["by_query"][:1]
+    assert claim.text == SEED and claim.origin_agent_id == "isabella"
+    holders = {h.agent_id: h for h in claim.holders}
+    assert [h.agent_id for h in claim.holders] == ["isabella", "klaus", "maria"]
+    isabella, klaus, maria = holders["isabella"], holders["klaus"], holders["maria"]
+    assert (isabella.hops, isabella.heard_from, isabella.confidence) == (0, "", 1.0)
+    assert (klaus.hops, klaus.heard_from, klaus.since) == (1, "isabella", T0)
+    assert (maria.hops, maria.heard_from, maria.since) == (2, "klaus", T0 + 2 * 3600)
+    assert maria.chain == ("isabella", "klaus", "maria")
+    assert maria.memory_id == out["told_line"].memory_id
+    assert 1.0 > klaus.confidence > maria.confidence
+    assert maria.confidence == pytest.approx(HOP_CONFIDENCE**2)
+    (same,) = out["by_memory"]
+    assert (same.claim_id, same.holders, same.relevance) == (claim.claim_id, claim.holders, 1.0)
+
+    # Told once, not again: the third talk's opener prompt leaves the party out.
+    assert "Valentine" not in out["opener"] and "Maria" in out["opener"]
+    world = brain._worlds.get("default")
+    claims = world.store.claims
+    assert claims.has_told("klaus", "maria", claim.claim_id)
+    assert claims.heard_from("maria", "klaus", claim.claim_id)
+    assert not claims.has_told("isabella", "maria", claim.claim_id)
+    assert not claims.has_told("maria", "klaus", claim.claim_id)
