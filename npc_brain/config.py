@@ -213,11 +213,11 @@ class Settings:
         "it on a quiet machine)",
     )
     grounded_replies: bool = _cognition(
-        False,
+        True,
         "replies rest on facts chosen for the question (its topic, the people it names) "
         "and are checked: a degenerate reply, or one that names none of the facts, is drawn "
-        "again, then replaced by a plain sentence from the best fact (opt in until "
-        "bench.interview confirms it)",
+        "again, then replaced by a plain sentence from the best fact; off: the reply as the "
+        "model writes it from recalled memories",
     )
     cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000

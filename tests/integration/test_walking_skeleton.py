@@ -75,7 +75,9 @@ def test_isabella_remembers_the_party_talks_about_it_and_keeps_it(
     assert result["top_ids"][0] == result["party_id"], result  # type: ignore[index]
     kinds = result["kinds"]
     assert kinds[-1] == "final" and kinds.count("token") >= 3, kinds  # type: ignore[union-attr]
-    assert result["tokens"].strip() == result["final"] != ""  # type: ignore[union-attr]
+    # The tokens stream as the model writes; the final Utterance is the reply as checked
+    # and stored (grounded replies may draw a refused one again, or replace it).
+    assert result["tokens"].strip() != "" and result["final"] != ""  # type: ignore[union-attr]
     assert result["speaker"] == "isabella"
 
     restarted = ServerProcess(data_dir)

@@ -10,7 +10,14 @@ from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation
-from npc_brain.mind.talk.answers import DONT_KNOW, degenerate, grounded, names_in, plain_answer
+from npc_brain.mind.talk.answers import (
+    DONT_KNOW,
+    ON_IT,
+    degenerate,
+    grounded,
+    names_in,
+    plain_answer,
+)
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -44,6 +51,12 @@ def test_a_reply_is_grounded_when_it_names_a_fact() -> None:
     assert not grounded("Isabella Rodriguez, a party!", [PARTY], known=known)
     assert grounded("Yes, at Hobbs Cafe.", [PARTY], known=known)
     assert grounded("I don't know.", [])  # nothing known: honesty is grounded
+    # asked to react, a reply takes the situation up and adds to it; an echo does not
+    fire = "Your breakfast is burning! What would you do?"
+    assert grounded("I'd take the burning pan off the stove at once.", [], fire, fire)
+    assert grounded("I'd put out the burning breakfast.", [], fire, fire)
+    assert not grounded("Your breakfast is burning!", [], fire, fire)
+    assert not grounded("I like sunny days.", [], fire, fire)
 
 
 def test_plain_answers_speak_in_the_first_person() -> None:
@@ -58,6 +71,7 @@ def test_plain_answers_speak_in_the_first_person() -> None:
         "As far as I know, Klaus studies at the library."
     )
     assert plain_answer(ISABELLA, None) == DONT_KNOW
+    assert plain_answer(ISABELLA, None, situation=True) == ON_IT
     people = {"klaus": "Klaus Mueller", "maria": "Maria Lopez"}
     assert names_in("Have you seen Klaus today?", people) == ["klaus"]
 

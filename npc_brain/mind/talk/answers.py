@@ -69,6 +69,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
     ),
 }
 DONT_KNOW = "I'm not sure, I don't know anything about that."
+ON_IT = "I'd stop what I'm doing and see to it right away."  # a situation, no usable draw
 MAX_FACT_CHARS = 200
 _STOPWORDS = (
     "a an the and or but if of to in on at by for with from about into over is are was "
@@ -131,20 +132,23 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
     """Whether a reply rests on one of the (most relevant) facts: it says something of
     one that was `known` already (the question, the speaker's own name: echoing those
     proves nothing). With no facts, an honest "I don't know" is grounded, and so is a
-    reply that takes up the `situation` it is asked to react to."""
+    reply that takes up the `situation` it is asked to react to and adds to it (a reply
+    that only repeats the situation is no reaction)."""
     if not facts:
         low = text.lower()
         honest = any(w in low for w in ("not sure", "don't know", "no idea", "not heard"))
-        return honest or bool(situation and key_terms(text) & key_terms(situation))
+        terms, asked = key_terms(text), key_terms(situation)
+        return honest or bool(situation and terms & asked and terms - asked - key_terms(known))
     said = key_terms(text) - key_terms(known)
     return any(said & key_terms(fact) for fact in facts)
 
 
-def plain_answer(persona: Persona, fact: str | None) -> str:
+def plain_answer(persona: Persona, fact: str | None, situation: bool = False) -> str:
     """A plain first-person sentence from a fact ('Isabella Rodriguez is planning a
-    party' -> 'I am planning a party.'), or an honest 'I don't know'."""
+    party' -> 'I am planning a party.'); with none, an honest 'I don't know', or, asked
+    to react to a `situation`, that the agent would see to it."""
     if not fact:
-        return DONT_KNOW
+        return ON_IT if situation else DONT_KNOW
     fact = fact.strip().rstrip(".")
     for name in (persona.name, persona.name.split()[0] if persona.name else ""):
         if name and fact.startswith(name + "'s "):

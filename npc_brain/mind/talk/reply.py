@@ -221,7 +221,7 @@ class Replies:
             seed = settings.seed + attempt + 1
             again = await self._draw(world, agent, messages, seed, lambda _: None)
             text = again.text
-        return plain_answer(agent.persona, facts[0] if facts else None)
+        return plain_answer(agent.persona, facts[0] if facts else None, bool(situation))
 
     async def _draw(
         self,
