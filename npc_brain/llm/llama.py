@@ -243,10 +243,11 @@ class LlamaChat:
     def _resume(
         self, tokens: list[int], prompt: str, dicts: Sequence[Mapping[str, str]], add_bos: bool
     ) -> None:
-        """Leaves the context holding the prompt up to its last boundary, evaluated split at
-        its boundaries: from the live context or a saved state where they fit, evaluating
-        only the rest (and saving a state where a prefix repeats). Generation then
-        evaluates the remainder as one batch, as it would without any cache."""
+        """Leaves the context holding the prompt but its last token, evaluated split at its
+        boundaries: from the live context or a saved state where they fit, evaluating
+        only the rest (and saving a state where a prefix repeats), in chunks of
+        PROMPT_CHUNK_TOKENS between which a player's line may interrupt. Generation then
+        evaluates the last token and samples."""
         llama: Any = self._llama
         if len(tokens) >= llama.n_ctx():
             return  # too long: llama-cpp-python refuses it with its own error
@@ -270,7 +271,7 @@ class LlamaChat:
         stats.reused_tokens += start
         todo = [end for end in ends if end > start]
         keep = max((e for e in todo if self._states.worth_saving(tuple(tokens[:e]))), default=0)
-        for end in todo:
+        for end in [*todo, len(tokens) - 1]:
             while llama.n_tokens < end:
                 llama.eval(tokens[llama.n_tokens : min(end, llama.n_tokens + PROMPT_CHUNK_TOKENS)])
                 self._let_urgent_calls_in()

@@ -1,0 +1,222 @@
+"""Real time: how long a player waits for an NPC's first word while the town thinks.
+
+    python -m bench.realtime [--questions 8] [--busy-agents 6]
+
+A real server (`npc-brain serve --port 0`, the default models) per arm: the player
+talks to Isabella (Converse, a fresh question each time) first on an idle server, then
+while `--busy-agents` other agents plan (Act on a new day: a day plan, then its hours)
+and reflect (Reflect), each in a loop of its own, so the model always has a job running.
+Time to first token is from sending the request to the first token event. The arms, in
+one run: `player_first` on (a player's line interrupts the running job between two
+tokens or 64-token prompt chunks) against off (the serial scheduler: the line waits for
+the running job to end). Also given: the background model calls each arm completed
+while busy (what interrupting costs the town).
+
+llama.cpp's own `llama-server --parallel N` would be the anchor for batching; it is not
+built here (compiling it from the sources in llama-cpp-python's sdist is not part of
+this bench): the serial scheduler is the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from bench.server_suite import ISABELLA, pb_persona
+from npc_brain.v1 import brain_pb2 as pb
+from npc_brain.v1 import brain_pb2_grpc
+from tests.integration.server_process import ServerProcess
+
+T0 = 1_676_275_200  # 2023-02-13 08:00 UTC
+DAY = 86_400
+TOWN = [
+    "the Ville:Hobbs Cafe:cafe:counter",
+    "the Ville:Oak Hill College:library:study table",
+    "the Ville:Johnson Park:park:bench",
+    "the Ville:Harvey Oak Supply Store:store:shelf",
+]
+QUESTIONS = [
+    "Good morning! What are you up to today?",
+    "Is anything special happening in town this week?",
+    "Who is Klaus Mueller?",
+    "What do you like most about your cafe?",
+    "When do you open the cafe?",
+    "Have you been invited to any event?",
+    "What would you do if it started to rain?",
+    "What matters most to you?",
+    "Do you know Maria Lopez?",
+    "What did you do yesterday?",
+]
+MEMORIES = [
+    "Klaus Mueller is a sociology student who studies at Hobbs Cafe in the morning",
+    "Maria Lopez works part-time at Hobbs Cafe",
+    "the coffee machine at Hobbs Cafe is brewing coffee",
+    "Sam Moore is running for mayor of the Ville",
+    "Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe on February 14",
+    "a customer asked about the new pastries",
+]
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    flag: str
+
+
+ARMS = (Arm("player_first on", "--player-first"), Arm("serial", "--no-player-first"))
+
+
+@dataclass(frozen=True)
+class Result:
+    idle: list[float]  # seconds to the first token
+    busy: list[float]
+    background_per_min: float  # model calls of the town while busy
+
+
+def at(seconds: float) -> Timestamp:
+    return Timestamp(seconds=int(seconds))
+
+
+def first_token(stub: brain_pb2_grpc.BrainStub, question: str, game_time: int) -> float:
+    """Seconds from sending a player's line to the reply's first event (the whole reply
+    is read, as a game would)."""
+    start = time.perf_counter()
+    request = pb.ConverseRequest(
+        agent_id="isabella", speaker_id="player", utterance=question, game_time=at(game_time)
+    )
+    first = None
+    for _ in stub.Converse(request, timeout=600):
+        first = first or time.perf_counter() - start
+    return first or time.perf_counter() - start
+
+
+class Town:
+    """Agents planning and reflecting in loops of their own until stopped."""
+
+    def __init__(self, stub: brain_pb2_grpc.BrainStub, agents: int) -> None:
+        self._stub = stub
+        self._ids = [f"villager{i}" for i in range(agents)]
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._live, args=(a,)) for a in self._ids]
+        for i, agent_id in enumerate(self._ids):
+            persona = pb.Persona(
+                name=f"Villager {i}",
+                age=30 + i,
+                innate="curious, hard-working",
+                learned=f"works at the {['cafe', 'library', 'park', 'store'][i % 4]}",
+                lifestyle="wakes up at 7 am, goes to bed at 11 pm",
+            )
+            stub.UpsertAgent(pb.UpsertAgentRequest(agent_id=agent_id, persona=persona))
+            for j, text in enumerate(MEMORIES):
+                stub.AddMemory(
+                    pb.AddMemoryRequest(
+                        agent_id=agent_id,
+                        game_time=at(T0 - 3600 + 60 * j),
+                        kind=pb.OBSERVATION,
+                        observation=pb.Observation(text=text),
+                    )
+                )
+            stub.Perceive(
+                pb.PerceiveRequest(agent_id=agent_id, game_time=at(T0), visible_addresses=TOWN)
+            )
+
+    def __enter__(self) -> Town:
+        for thread in self._threads:
+            thread.start()
+        time.sleep(3)  # the queue fills
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+
+    def _live(self, agent_id: str) -> None:
+        for day in itertools.count(1):
+            if self._stop.is_set():
+                return
+            now = at(T0 + day * DAY + 3600)
+            try:
+                self._stub.Act(pb.ActRequest(agent_id=agent_id, game_time=now, max_wait_ms=30_000))
+                self._stub.Reflect(pb.ReflectRequest(agent_id=agent_id, game_time=now))
+            except Exception:  # noqa: BLE001 - a refused job (queue full) is part of load
+                time.sleep(0.1)
+
+
+def calls(stub: brain_pb2_grpc.BrainStub) -> int:
+    return int(stub.GetStats(pb.GetStatsRequest()).model_calls)
+
+
+def measure(arm: Arm, args: argparse.Namespace) -> Result:
+    with tempfile.TemporaryDirectory() as folder:
+        server = ServerProcess(Path(folder), "--http-port", "-1", arm.flag)
+        stub = server.stub
+        try:
+            isabella = pb_persona(ISABELLA)
+            stub.UpsertAgent(pb.UpsertAgentRequest(agent_id="isabella", persona=isabella))
+            questions = itertools.cycle(QUESTIONS)
+            first_token(stub, "Hello!", T0)  # warm: the model's first call
+            idle = [first_token(stub, next(questions), T0) for _ in range(args.questions)]
+            town = Town(stub, args.busy_agents)
+            before, started = calls(stub), time.perf_counter()
+            with town:
+                busy = []
+                for _ in range(args.questions):
+                    busy.append(first_token(stub, next(questions), T0))
+                    time.sleep(1.0)  # the town takes the model back
+                background = calls(stub) - before - args.questions
+                minutes = (time.perf_counter() - started) / 60
+        finally:
+            server.stop()
+    return Result(idle, busy, background / minutes)
+
+
+def p50_p95(samples: list[float]) -> tuple[float, float]:
+    p50, p95 = np.percentile(np.asarray(samples), [50, 95])
+    return float(p50), float(p95)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=8, help="player lines per condition")
+    parser.add_argument("--busy-agents", type=int, default=6)
+    args = parser.parse_args()
+    results = []
+    for arm in ARMS:
+        print(f"measuring {arm.name} ...", flush=True)
+        results.append(measure(arm, args))
+    ours, serial = results
+    print("\n| measure | player_first on | serial (off) | serial / on |\n|---|---|---|---|")
+    for label, a, b in (
+        ("player Converse, first token, idle (p50 / p95)", ours.idle, serial.idle),
+        (f"... while {args.busy_agents} agents plan and reflect", ours.busy, serial.busy),
+    ):
+        (a50, a95), (b50, b95) = p50_p95(a), p50_p95(b)
+        print(
+            f"| {label} | {a50:.2f} / {a95:.2f} s | {b50:.2f} / {b95:.2f} s "
+            f"| {b50 / a50:.1f}x / {b95 / a95:.1f}x |"
+        )
+    busy_idle = [p50_p95(r.busy)[1] / p50_p95(r.idle)[1] for r in results]
+    print(f"| busy / idle, p95 | {busy_idle[0]:.1f}x | {busy_idle[1]:.1f}x | |")
+    town = [r.background_per_min for r in results]
+    print(
+        f"| the town's model calls a minute, while busy | {town[0]:.1f} | {town[1]:.1f} "
+        f"| {town[1] / town[0]:.2f}x |"
+    )
+    print(
+        f"\nslowest first token while busy, player_first on: {max(ours.busy):.2f} s "
+        f"(median idle {statistics.median(ours.idle):.2f} s)"
+    )
+
+
+if __name__ == "__main__":
+    main()
