@@ -32,6 +32,7 @@ from npc_brain.memory.records import (
     Source,
     SourceKind,
 )
+from npc_brain.memory.relationships import RelationshipBook
 from npc_brain.persona import AgentRecord, Persona
 
 _MEMORY_COLUMNS = (
@@ -68,6 +69,7 @@ class WorldStore:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
         self.claims = ClaimBook(self._transaction, self._reading)
+        self.relationships = RelationshipBook(self._transaction, self._reading)
 
     def close(self) -> None:
         with self._lock:
