@@ -57,10 +57,14 @@ def test_agents_move_see_each_other_talk_and_get_to_know_each_other(
     # the fake says the same line every time: the server ends a parroting talk after it
     lines = [line.strip() for line in console.splitlines() if line.startswith(" " * 16)]
     assert any(line.endswith(": chatting with friends") for line in lines)
-    party = report["diffusion"]["seeds"]["party"]  # the fake never passes the news on
-    assert [k["agent"] for k in party["knowers"]] == ["isabella"]
-    assert [p["count"] for p in party["over_time"]] == [1] * 7
-    assert party["knowers"][0]["memory"]["source"] == "AUTHOR"
+    # the fake never words the news; Isabella's first line says it plainly (line intents)
+    party = report["diffusion"]["seeds"]["party"]
+    assert [k["agent"] for k in party["knowers"]] == ["isabella", "maria"]
+    assert [p["count"] for p in party["over_time"]] == [1] + [2] * 6
+    holder, heard = party["knowers"]
+    assert holder["memory"]["source"] == "AUTHOR"
+    assert (heard["memory"]["source"], heard["memory"]["source_agent"]) == ("HEARD", "isabella")
+    assert "Hi Maria! I am throwing a Valentine's Day party" in heard["memory"]["description"]
     density = report["network_density"]
     assert density["start"] == 0.3333  # Isabella and Maria, from backstory
     order = ["isabella", "maria", "sam"]

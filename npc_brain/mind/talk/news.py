@@ -13,17 +13,28 @@ from npc_brain.memory.claims import Telling
 from npc_brain.memory.diffusion import holders_of
 from npc_brain.memory.records import (
     ANYONE,
+    GameTime,
     MemoryKind,
     MemoryRecord,
     Sharing,
-    SourceKind,
 )
+from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.faculties import Faculties
-from npc_brain.mind.talk.carry import carried, name_terms, reveals, source_sentence, spoken
+from npc_brain.mind.talk.carry import (
+    carried,
+    name_terms,
+    own_line,
+    reveals,
+    source_sentence,
+    spoken,
+)
+from npc_brain.mind.talk.intent import newsworthy
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
 REFUSAL = "I'd rather not talk about that."
+NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
+NEWS_KINDS = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE)
 
 
 class News:
@@ -39,11 +50,40 @@ class News:
         if any; its own earlier lines count only when they told a claim. `names`: the
         people talking."""
         linked = set(world.store.claims.of_memories([m.memory_id for m in memories]))
-        candidates = [m for m in memories if m.memory_id in linked or not _own_line(m)]
+        candidates = [m for m in memories if m.memory_id in linked or not own_line(m)]
         if not candidates:
             return None
         vectors = await self._f.embed([text, *(spoken(m) for m in candidates)])
         return carried(text, vectors[0], candidates, vectors[1:], name_terms(names), linked)
+
+    async def news_for(
+        self, world: World, speaker: AgentRecord, listener: AgentRecord, game_time: GameTime
+    ) -> list[MemoryRecord]:
+        """What the speaker could tell the listener as news, most important and recent
+        first: events someone told or wrote to the speaker, or lines that passed a
+        claim on to it (intent.newsworthy), that it may tell the listener, whose claim
+        the two have not exchanged and the listener does not hold already. None when
+        the speaker's memory is off."""
+        if not speaker.memory_enabled:
+            return []
+        found = await self._f.recall(
+            world,
+            speaker.agent_id,
+            game_time,
+            f"news for {listener.persona.name}",
+            3 * self._f.settings.context_memories,
+            NEWS_WEIGHTS,
+            NEWS_KINDS,
+            told_to=listener.agent_id,
+        )
+        name, book = listener.persona.name, world.store.claims
+        claims = book.of_memories([s.memory.memory_id for s in found])
+        memories = [
+            s.memory for s in found if newsworthy(s.memory, listener.agent_id, name, claims.keys())
+        ]
+        fresh = self.unexchanged(world, speaker.agent_id, listener.agent_id, memories)
+        known = {r.claim_id for r in book.held_by(listener.agent_id)}
+        return [m for m in fresh if claims.get(m.memory_id) not in known]
 
     def withholds(self, world: World, agent_id: str, listener: str) -> bool:
         """Whether the agent holds anything it may not tell `listener`."""
@@ -142,8 +182,3 @@ class News:
     def _name(self, world: World, agent_id: str) -> str:
         other = world.store.get_agent(agent_id)
         return other.persona.name if other is not None else agent_id
-
-
-def _own_line(memory: MemoryRecord) -> bool:
-    """Whether a memory is its agent's record of a line it said itself."""
-    return memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.SEEN
