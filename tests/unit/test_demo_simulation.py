@@ -70,6 +70,17 @@ def test_agents_move_see_each_other_talk_and_get_to_know_each_other(
     order = ["isabella", "maria", "sam"]
     for talk in report["conversations"]:  # who talked know each other at the end
         assert sorted(talk["participants"], key=order.index) in density["edges_end"]
+    # at the end every agent is interviewed on every seed, and the party's claim chains read
+    for seed in report["diffusion"]["seeds"].values():
+        asked = seed["interview"]
+        assert [a["agent"] for a in asked["answers"]] == order and asked["question"]
+        assert all(a["answer"] for a in asked["answers"])
+    answers = party["interview"]["answers"]
+    assert [a["chain"] for a in answers] == [["isabella"], ["isabella", "maria"], []]
+    assert report["hallucinations"]["answers"] == 6
+    views = report["relationships"]["agents"]
+    assert [v["other"] for v in views["isabella"]] == ["maria"] and views["sam"] == []
+    assert report["relationships"]["talked_density"] == 0.3333
     calls = report["model_calls"]
     assert calls["total"] > 0
     assert calls["awake_agent_hours"] == 3.0  # the fake's plan never sleeps in the day
@@ -130,3 +141,18 @@ def test_big_ticks_are_split_within_the_servers_limits() -> None:
     ]
     assert [len(b) for b in batches(items)] == [2, 2, 1]
     assert [len(b) for b in batches([pb.AgentTick(agent_id="a")] * 300)] == [256, 44]
+
+
+def test_the_closing_interviews_ask_everyone_and_store_nothing(server: RunningServer) -> None:
+    town = load_town()
+    cast = load_cast(town).first(2)
+    console = Console(io.StringIO(), {}, town.name)
+    simulation = Simulation(server.stub, town, cast, Plan(T0, 0.5), console)
+    simulation.setup()
+    record = simulation.run()
+    assert {s: set(a) for s, a in record.interviews.items()} == {"party": {"isabella", "maria"}}
+    for member in cast.members:
+        page = server.stub.ListMemories(
+            pb.ListMemoriesRequest(world_id="smallville", agent_id=member.agent_id, page_size=500)
+        )
+        assert len(page.memories) == len(record.streams[member.agent_id])
