@@ -35,6 +35,7 @@ PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
             (),
         ),
         ("Klaus is throwing a party at Hobbs Cafe.", ("place",), ("host",)),
+        ("Yes, a party at Hobbs Cafe. I heard it from Klaus.", ("place",), ()),  # a teller
         ("Isabella's party is at the Rose and Crown Pub.", ("host",), ("place",)),
         ("Isabella's party is on March 3.", ("host",), ("date",)),
         ("Isabella's party starts at 8 pm at Hobbs Cafe.", ("host", "place"), ("date",)),

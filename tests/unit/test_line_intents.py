@@ -106,7 +106,7 @@ def test_news_the_model_never_words_is_said_plainly_and_travels_as_a_claim(
     ]
 
 
-def test_a_draw_that_carries_the_news_is_kept_and_the_listener_asks_back(
+def test_a_draw_that_carries_the_news_is_kept_the_listener_asks_back_and_is_answered(
     tmp_path: Path,
 ) -> None:
     told = "Hi Klaus, I am hosting a Valentine's Day party at Hobbs Cafe!"
@@ -126,7 +126,7 @@ def test_a_draw_that_carries_the_news_is_kept_and_the_listener_asks_back(
     assert lines == [told, "What time does the party start?", answer]
     prompts = _line_prompts(chat)
     assert len(prompts) == 4  # one refused draw: the chatter carried no news
-    assert "Ask Isabella a question about your day." in prompts[2]
+    assert "Ask Isabella a question about what Isabella is doing today." in prompts[2]
     assert f"Answer Klaus's question with what you know: {SEED}" in prompts[3]
 
 

@@ -10,13 +10,15 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.llm.fakes import RoutedChat
 from npc_brain.memory.migrations import MIGRATIONS
-from npc_brain.memory.records import Observation
+from npc_brain.memory.records import ANYONE, MemoryKind, MemoryRecord, Observation, Sharing
 from npc_brain.memory.store import WorldStore
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.talk.prompts import thoughts_schema
+from npc_brain.mind.talk.relations import fallback, last_open_line
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 
@@ -134,3 +136,15 @@ def test_a_store_from_before_relationships_opens_with_none(tmp_path: Path) -> No
     store.close()
     (version,) = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()
     assert version == len(MIGRATIONS)
+
+
+def test_a_plain_view_quotes_only_a_line_the_agent_may_tell_anyone() -> None:
+    lines = [Line("klaus", "I stole the ring."), Line("maria", "Oh no."), Line("klaus", "Bye.")]
+    said = [_memory(Sharing(share_with=("maria",))), _memory(), _memory()]
+    assert last_open_line("klaus", lines, said) == "Bye."
+    assert last_open_line("klaus", lines[:2], said[:2]) == ""
+    assert fallback("Klaus Mueller", "", 3) == "Klaus and I have talked 3 times."
+
+
+def _memory(sharing: Sharing = ANYONE) -> MemoryRecord:
+    return MemoryRecord(MemoryKind.DIALOGUE, "a line", T0, 5.0, sharing=sharing)

@@ -42,7 +42,7 @@ from npc_brain.mind.talk.intent import (
 )
 from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
-from npc_brain.mind.talk.relations import relationship, renew_relationship
+from npc_brain.mind.talk.relations import last_open_line, relationship, renew_relationship
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -305,7 +305,7 @@ class Conversations:
             other.agent_id,
             other.persona.name,
             after.relationship,
-            lines,
+            last_open_line(other.agent_id, lines, said),
             game_time,
         )
         if not after.thoughts:
@@ -376,9 +376,12 @@ def _sharing(
 
 def _doings(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
     """What to ask the listener about: what the speaker last saw it doing, or its day."""
-    seen = [m for m in memories if m.subject == listener.agent_id and m.object]
+    seen = [m for m in memories if m.subject == listener.agent_id]
     latest = max(seen, key=lambda m: m.created, default=None)
-    return f"your {latest.object}" if latest is not None else "your day"
+    first = listener.persona.name.split()[0] if listener.persona.name.split() else "them"
+    if latest is None:
+        return f"what {first} is doing today"
+    return f"what you saw: {latest.description}"
 
 
 def _log_line(

@@ -137,9 +137,7 @@ def plain_line(intent: Intent, speaker: Persona, listener_first: str, opener: bo
     draw of the model does. `opener`: the conversation's first line, which greets."""
     greeting = f"Hi {listener_first}! " if opener else ""
     memory = intent.memory
-    if intent.kind == IntentKind.ASK:
-        text = f"How is {intent.content} going?"
-    elif memory is None:
+    if memory is None:
         text = DONT_KNOW if intent.kind == IntentKind.ANSWER else "Good to see you."
     elif memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.HEARD:
         teller = memory.description.split(" said to ", 1)[0]
