@@ -67,12 +67,7 @@ def _line(text: str, end: bool = False) -> dict[str, Any]:
 
 
 async def _talk(brain: Brain) -> list[str]:
-    for agent_id, name in (("isabella", "Isabella"), ("klaus", "Klaus")):
-        await brain.upsert_agent(
-            "", agent_id, Persona(name, home_address=CAFE), T0, Switches(reflection=False)
-        )
-    seed = Observation(SEED, source=Source(SourceKind.AUTHOR))
-    await brain.add_memory("", "isabella", T0 - 3600, MemoryKind.OBSERVATION, seed)
+    await _town_of(brain, ("isabella", "Isabella"), ("klaus", "Klaus"))
     seen = [Observation("Klaus is reading at the counter", subject="klaus", object="book")]
     (result,) = await brain.tick("", T0, [AgentTick("isabella", seen)], lockstep=True)
     return [line.text for line in result.action.chat]
@@ -244,3 +239,52 @@ def test_a_plain_line_is_built_from_the_memory(
 ) -> None:
     intent = Intent(IntentKind.NEWS, memory.description, memory)
     assert plain_line(intent, Persona("Isabella"), "Klaus", opener) == said
+
+
+def test_news_the_listener_holds_already_is_not_news_to_it(tmp_path: Path) -> None:
+    told = "Hi {}, I am hosting a Valentine's Day party at Hobbs Cafe!"
+    chat = RoutedChat(
+        KINDS,
+        DEFAULTS,
+        line=[
+            _line(told.format("Klaus")),
+            _line("Wonderful, I will come.", True),
+            _line(told.format("Maria")),
+            _line("Lovely, see you there.", True),
+            _line("Hi Maria, nice weather for a walk."),
+            _line("It is, I walked to the bakery.", True),
+        ],
+    )
+    brain = make_brain(tmp_path, chat, planner="free")
+
+    async def meet(who: str, other: str, name: str, at: float) -> list[str]:
+        seen = [Observation(f"{name} is reading", subject=other, address=CAFE)]
+        (result,) = await brain.tick("", at, [AgentTick(who, seen)], lockstep=True)
+        return [line.text for line in result.action.chat]
+
+    async def scenario() -> list[list[str]]:
+        await _town_of(brain, ("isabella", "Isabella"), ("klaus", "Klaus"), ("maria", "Maria"))
+        return [
+            await meet("isabella", "klaus", "Klaus", T0),
+            await meet("isabella", "maria", "Maria", T0 + 3600),
+            await meet("klaus", "maria", "Maria", T0 + 2 * 3600),
+        ]
+
+    talks = asyncio.run(scenario())
+    assert [talk[0] for talk in talks] == [
+        told.format("Klaus"),
+        told.format("Maria"),
+        "Hi Maria, nice weather for a walk.",
+    ]
+    opener = _line_prompts(chat)[4]  # Klaus's to Maria, who heard it from Isabella
+    assert "Tell Maria this news" not in opener
+    assert "Ask Maria a question about what you saw: Maria is reading" in opener
+
+
+async def _town_of(brain: Brain, *people: tuple[str, str]) -> None:
+    for agent_id, name in people:
+        await brain.upsert_agent(
+            "", agent_id, Persona(name, home_address=CAFE), T0, Switches(reflection=False)
+        )
+    seed = Observation(SEED, source=Source(SourceKind.AUTHOR))
+    await brain.add_memory("", "isabella", T0 - 3600, MemoryKind.OBSERVATION, seed)
