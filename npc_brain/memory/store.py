@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
 from npc_brain.memory.claims import ClaimBook
+from npc_brain.memory.contradictions import ContradictionBook
 from npc_brain.memory.migrations import MIGRATIONS
 from npc_brain.memory.records import (
     GameTime,
@@ -70,6 +71,7 @@ class WorldStore:
         self._migrate()
         self.claims = ClaimBook(self._transaction, self._reading)
         self.relationships = RelationshipBook(self._transaction, self._reading)
+        self.contradictions = ContradictionBook(self._transaction, self._reading)
 
     def close(self) -> None:
         with self._lock:

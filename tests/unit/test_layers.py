@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.talk.answers",
         "npc_brain.mind.talk.carry",
         "npc_brain.mind.talk.intent",
+        "npc_brain.mind.talk.contradict",
     ),
     ("npc_brain.mind.state", "npc_brain.mind.usage"),
     ("npc_brain.mind.world",),

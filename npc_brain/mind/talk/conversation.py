@@ -138,7 +138,9 @@ class Conversations:
                 )
                 for a, b in pairs
             }
-            await self._record_claims(world, lines, carried, remembered, game_time)
+            await self._record_claims(
+                world, lines, carried, remembered, game_time, list(names.values())
+            )
             for a, b in pairs:
                 thoughts = await self._think_over(
                     world, a, b, lines, names, remembered[a.agent_id], game_time
@@ -186,8 +188,10 @@ class Conversations:
         carried: Sequence[MemoryRecord | None],
         remembered: dict[str, list[MemoryRecord]],
         game_time: GameTime,
+        names: Sequence[str],
     ) -> None:
-        """Records each line that passed on a memory as a claim told to the listener."""
+        """Records each line that passed on a memory as a claim told to the listener, and
+        weighs it against what the listener held (News.weigh)."""
         told = [(i, m) for i, m in enumerate(carried) if m is not None]
         if not told:
             return
@@ -207,7 +211,17 @@ class Conversations:
                     game_time,
                 )
             )
-        self._news.record(world, tellings)
+        claims = self._news.record(world, tellings)
+        for found in self._news.weigh(world, tellings, claims, names, game_time):
+            log.debug(
+                "%s: memory %s outweighed by %s (%s %.2f < %.2f)",
+                found.agent_id,
+                found.memory_id,
+                found.contradicts_id,
+                found.slot,
+                found.support,
+                found.against_support,
+            )
 
     async def _next_line(
         self,

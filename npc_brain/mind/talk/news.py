@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from npc_brain.memory.claims import Telling
-from npc_brain.memory.diffusion import holders_of
+from npc_brain.memory.contradictions import Contradiction
+from npc_brain.memory.diffusion import HOP_CONFIDENCE, holders_of
 from npc_brain.memory.records import (
     ANYONE,
     GameTime,
     MemoryKind,
     MemoryRecord,
     Sharing,
+    SourceKind,
 )
 from npc_brain.memory.retrieval import Weights
+from npc_brain.memory.stream import Query
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.carry import (
     carried,
@@ -28,6 +31,7 @@ from npc_brain.mind.talk.carry import (
     source_sentence,
     spoken,
 )
+from npc_brain.mind.talk.contradict import contradiction
 from npc_brain.mind.talk.intent import newsworthy
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
@@ -35,6 +39,8 @@ from npc_brain.persona import AgentRecord
 REFUSAL = "I'd rather not talk about that."
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 NEWS_KINDS = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE)
+ONLY_RELEVANCE = Weights(0.0, 0.0, 1.0)
+CONTRADICTION_CANDIDATES = 5  # memories nearest a claim heard that are checked against it
 
 
 class News:
@@ -143,6 +149,75 @@ class News:
         """Stores who told whom which claim (durably); the claim ids."""
         return world.store.claims.record(tellings) if tellings else []
 
+    def weigh(
+        self,
+        world: World,
+        tellings: Sequence[Telling],
+        claim_ids: Sequence[int],
+        names: Sequence[str],
+        game_time: GameTime,
+    ) -> list[Contradiction]:
+        """Each told claim that contradicts another memory of its listener about the same
+        thing (talk/contradict.py: a different time, date or weekday): the less
+        supported of the two is recorded, linked to the other (a tie: the claim just
+        heard), and recall leaves it out from then on. Support: the listener's
+        confidence in a claim (WhoKnows), 1 for what it saw or was written, HOP_CONFIDENCE
+        for a line heard that holds no claim."""
+        found = []
+        people = name_terms(names)
+        for telling, claim_id in zip(tellings, claim_ids, strict=True):
+            stream = world.stream(telling.listener)
+            heard = stream.get(telling.listener_line)
+            if heard is None:
+                continue
+            query = Query(telling.vector, game_time, CONTRADICTION_CANDIDATES, ONLY_RELEVANCE, 1.0)
+            for scored in stream.retrieve(query):
+                other = scored.memory
+                if other.memory_id == heard.memory_id or own_line(other):
+                    continue
+                slot = contradiction(spoken(heard), spoken(other), people)
+                if slot:
+                    pair = (heard, claim_id, other)
+                    found.append(self._weighed(world, telling.listener, pair, slot, game_time))
+                    break
+        for item in found:
+            world.store.contradictions.record(item)
+        return found
+
+    def _weighed(
+        self,
+        world: World,
+        agent_id: str,
+        pair: tuple[MemoryRecord, int, MemoryRecord],
+        slot: str,
+        game_time: GameTime,
+    ) -> Contradiction:
+        """The contradiction between a claim just heard (its memory and claim) and
+        another memory of the agent, the less supported one first."""
+        heard, claim_id, other = pair
+        new = self.support(world, agent_id, heard, claim_id)
+        old = self.support(world, agent_id, other)
+        if old >= new:
+            return Contradiction(
+                agent_id, heard.memory_id, other.memory_id, slot, new, old, game_time
+            )
+        return Contradiction(agent_id, other.memory_id, heard.memory_id, slot, old, new, game_time)
+
+    def support(
+        self, world: World, agent_id: str, memory: MemoryRecord, claim_id: int | None = None
+    ) -> float:
+        """How well the agent's memory is supported: its confidence in the claim it holds
+        (noisy-or over its sources), else 1 for what it saw or was written, and one hop's
+        confidence for a line it heard."""
+        claims = world.store.claims
+        if claim_id is None:
+            claim_id = claims.of_memories([memory.memory_id]).get(memory.memory_id)
+        if claim_id is not None:
+            for holder in holders_of(claims.holders(claim_id)):
+                if holder.agent_id == agent_id:
+                    return holder.confidence
+        return HOP_CONFIDENCE if memory.source.kind == SourceKind.HEARD else 1.0
+
     def exchanged(self, world: World, a: str, b: str) -> set[int]:
         """The claims `a` and `b` have told each other: not news between them."""
         return world.store.claims.exchanged(a, b)
@@ -159,10 +234,16 @@ class News:
 
     async def source_of(self, world: World, agent: AgentRecord, text: str) -> str:
         """A sentence naming where the agent heard what `text` says ("I heard it from
-        Klaus, who heard it from Isabella."), when it carries a claim the agent heard and
-        does not name its teller already; else ''."""
+        Klaus, who heard it from Isabella."), when it carries a claim the agent heard (and
+        no better-supported memory contradicts) and does not name its teller already;
+        else ''."""
         claims = world.store.claims
-        heard = {r.memory_id: r.claim_id for r in claims.held_by(agent.agent_id) if r.from_agent_id}
+        outweighed = world.store.contradictions.outweighed(agent.agent_id)
+        heard = {
+            r.memory_id: r.claim_id
+            for r in claims.held_by(agent.agent_id)
+            if r.from_agent_id and r.memory_id not in outweighed
+        }
         stream = world.stream(agent.agent_id)
         memories = [m for i in heard if (m := stream.get(i)) is not None]
         memory = await self.carried(world, text, memories, [agent.persona.name])
