@@ -1,14 +1,21 @@
 """NPC-to-NPC conversations, turn by turn.
 
+Code chooses what each line is for before the model words it (`line_intents`,
+talk/intent.py): an answer, news the listener lacks, a question, small talk; a line
+meant to pass news or an answer on that does not is drawn again, then said plainly.
+Each speaker's prompt gives its view of the listener first (talk/relations.py). A
+parroted or unusable line, or one that gives away what the speaker may not tell the
+listener, is drawn again with another seed; one that stays so ends the conversation. A
+speaker's prompt holds only memories it may tell the listener, and leaves out the news
+the two have told each other already.
+
 Both agents remember every line, what each heard carrying the speaker as its source,
-then write the paper's post-conversation thoughts (THOUGHT memories) and plan the rest
-of their day again. A parroted or unusable line, or one that gives away what the speaker
-may not tell the listener, is drawn again with another seed; one that stays so ends the
-conversation. A speaker's prompt holds only memories it may tell the listener, and
-leaves out the news the two have told each other already. A line that passes on one of
-the speaker's memories is recorded as a claim told (memory/claims.py): the listener's
-memory of the line holds it, one hop further from its first holder, and is no more
-tellable than what it carried (Sharing.passed_on).
+then write the paper's post-conversation thoughts (THOUGHT memories) and their new view
+of each other, and plan the rest of their day again. A line that passes on one of the
+speaker's memories is recorded as a claim told (memory/claims.py): the listener's
+memory of the line holds it, one hop further from its first holder, is no more
+tellable than what it carried (Sharing.passed_on), and is weighed against what the
+listener held (News.weigh: contradictions).
 """
 
 from __future__ import annotations
@@ -20,13 +27,7 @@ from npc_brain.action import Action, Line
 from npc_brain.llm.base import ChatModel, Completion
 from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.claims import Telling
-from npc_brain.memory.records import (
-    ANYONE,
-    GameTime,
-    MemoryKind,
-    MemoryRecord,
-    Sharing,
-)
+from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord, Sharing
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.reflect.prompts import Insight

@@ -3,9 +3,10 @@
 A small model cannot be trusted to decide what is worth saying and to say it in one
 step, so the two are split: code picks the line's intent from the speaker's memory
 (news the listener is not known to know, an answer to what was just asked, a question,
-or small talk), the prompt asks the model to word it, and `carries` checks the words
-do; a line that does not is drawn again, then replaced by `plain_line`, built from the
-memory itself. Pure.
+or small talk) and the prompt asks the model to word it. A line meant to pass news or
+an answer on must carry it (`carries_words`, or its meaning: Conversations checks);
+one that does not is drawn again, then replaced by `plain_line`, built from the memory
+itself. Pure.
 """
 
 from __future__ import annotations
