@@ -33,6 +33,7 @@ from npc_brain.mind.talk.intent import (
     eventful,
     newsworthy,
     plain_line,
+    ungreeted,
 )
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
@@ -208,6 +209,20 @@ def test_an_intent_is_an_answer_then_news_then_a_question_then_small_talk() -> N
     assert choose("", [], [], "") == SMALL_TALK
 
 
+@pytest.mark.parametrize(
+    ("line", "without"),
+    [
+        ("Hi Maria! I am throwing a party.", "I am throwing a party."),
+        ("Hello there, nice day.", "Nice day."),
+        ("Hey Klaus, the cafe opens at 8 am.", "The cafe opens at 8 am."),
+        ("Highlights of the fair are at noon.", "Highlights of the fair are at noon."),
+        ("Hi!", "Hi!"),
+    ],
+)
+def test_a_line_passed_on_loses_its_greeting(line: str, without: str) -> None:
+    assert ungreeted(line) == without
+
+
 def test_a_line_carries_news_by_two_of_its_words_besides_names() -> None:
     news = Intent(IntentKind.NEWS, SEED, _memory(SEED))
     names = {"isabella", "klaus"}
@@ -223,13 +238,13 @@ def test_a_line_carries_news_by_two_of_its_words_besides_names() -> None:
         (_memory(SEED), True, PLAIN),
         (
             _memory(
-                'Isabella said to Klaus: "I am throwing a party"',
+                'Isabella said to Klaus: "Hi Klaus! I am throwing a party"',
                 MemoryKind.DIALOGUE,
                 SourceKind.HEARD,
                 "isabella",
             ),
             False,
-            "Isabella told me: I am throwing a party.",
+            'Isabella told me: "I am throwing a party."',
         ),
         (_memory("The bakery closes early."), False, "As far as I know, The bakery closes early."),
     ],

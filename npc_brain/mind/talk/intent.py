@@ -22,6 +22,7 @@ from npc_brain.mind.talk.carry import spoken
 from npc_brain.persona import Persona
 
 NOTABLE = 7.0  # the importance from which an event the speaker saw is news
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b[^,!.?]{0,40}[,!.]\s*", re.IGNORECASE)
 _DOING = re.compile(r"\b(?:is|are|was|were|be|will)\s+(?:\w+ly\s+)?\w+ing\b|\bwill\s+\w+", re.I)
 _WHEN = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
@@ -114,9 +115,9 @@ def choose(
     something (from the first of `answers`, the memories it brings to mind), else the
     first of `news`, else a question about `ask_about`, else small talk."""
     if question.rstrip().endswith("?") and answers:
-        return Intent(IntentKind.ANSWER, spoken(answers[0]), answers[0])
+        return Intent(IntentKind.ANSWER, ungreeted(spoken(answers[0])), answers[0])
     if news:
-        return Intent(IntentKind.NEWS, spoken(news[0]), news[0])
+        return Intent(IntentKind.NEWS, ungreeted(spoken(news[0])), news[0])
     if ask_about:
         return Intent(IntentKind.ASK, ask_about)
     return SMALL_TALK
@@ -142,10 +143,17 @@ def plain_line(intent: Intent, speaker: Persona, listener_first: str, opener: bo
         text = DONT_KNOW if intent.kind == IntentKind.ANSWER else "Good to see you."
     elif memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.HEARD:
         teller = memory.description.split(" said to ", 1)[0]
-        text = f"{teller} told me: {_sentence(spoken(memory))}"
+        text = f'{teller} told me: "{_sentence(ungreeted(spoken(memory)))}"'
     else:
         text = plain_answer(speaker, memory.description)
     return greeting + text
+
+
+def ungreeted(text: str) -> str:
+    """A line without the greeting it opened with ("Hi Maria! I am ..." -> "I am ..."):
+    passed on, the greeting is the wrong person's."""
+    rest = _GREETING.sub("", text, count=1)
+    return rest[:1].upper() + rest[1:] if rest else text
 
 
 def _sentence(text: str) -> str:
