@@ -129,7 +129,10 @@ def render(report: dict[str, Any]) -> str:
             f"**{_time(talk['time'])}, " + " and ".join(who(p) for p in talk["participants"]) + "**"
         )
         out.append("")
-        out += [f"- {who(line['speaker'])}: {_cell(line['text'])}" for line in talk["lines"]]
+        out += [
+            f"- {who(line['speaker'])}{_intent(line.get('intent', ''))}: {_cell(line['text'])}"
+            for line in talk["lines"]
+        ]
         out.append("")
     if not report["conversations"]:
         out += ["No agents talked.", ""]
@@ -239,6 +242,10 @@ def _relationships(section: dict[str, Any], who: Callable[[str], str]) -> list[s
     if not rows:
         return [*out, "No agent keeps a view of another.", ""]
     return [*out, *_table(["agent", "of", "conversations", "view"], rows), ""]
+
+
+def _intent(intent: str) -> str:
+    return f" *({_cell(intent)})*" if intent else ""
 
 
 def _share(value: float | None) -> str:

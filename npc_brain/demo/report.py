@@ -103,7 +103,14 @@ def build(
             {
                 "time": iso(c.created),
                 "participants": list(c.participants),
-                "lines": [{"speaker": line.speaker_id, "text": line.text} for line in c.lines],
+                "lines": [
+                    {
+                        "speaker": line.speaker_id,
+                        "text": line.text,
+                        "intent": record.intents.get((line.speaker_id, line.text), ""),
+                    }
+                    for line in c.lines
+                ],
             }
             for c in conversations(streams, names)
         ],

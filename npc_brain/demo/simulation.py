@@ -99,6 +99,8 @@ class Record:
     holders: dict[str, list[Holder]] = field(default_factory=dict)
     # at the end: each agent's views of the others (GetAgent)
     relationships: dict[str, list[Bond]] = field(default_factory=dict)
+    # what each conversation line was for, as Tick's Action.chat gave it: (speaker, text)
+    intents: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def stamp(game_time: float) -> Timestamp:
@@ -264,6 +266,9 @@ class Simulation:
             )
             for result in reply.results:
                 self._update(game_time, result.agent_id, result.action)
+                for line in result.action.chat:
+                    if line.intent:
+                        self.record.intents[(line.speaker_id, line.text)] = line.intent
 
     def _agent_tick(self, member: CastMember) -> pb.AgentTick:
         here = self._where[member.agent_id]

@@ -220,7 +220,10 @@ def scored_to_pb(s: ScoredMemory) -> pb.ScoredMemory:
 
 def line_to_pb(line: Line) -> pb.Utterance:
     return pb.Utterance(
-        speaker_id=line.speaker_id, text=line.text, end_conversation=line.end_conversation
+        speaker_id=line.speaker_id,
+        text=line.text,
+        end_conversation=line.end_conversation,
+        intent=line.intent,
     )
 
 

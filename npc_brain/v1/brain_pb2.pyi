@@ -269,14 +269,16 @@ class RetrieveResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ...) -> None: ...
 
 class Utterance(_message.Message):
-    __slots__ = ("speaker_id", "text", "end_conversation")
+    __slots__ = ("speaker_id", "text", "end_conversation", "intent")
     SPEAKER_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     END_CONVERSATION_FIELD_NUMBER: _ClassVar[int]
+    INTENT_FIELD_NUMBER: _ClassVar[int]
     speaker_id: str
     text: str
     end_conversation: bool
-    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ...) -> None: ...
+    intent: str
+    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ..., intent: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("description", "address", "start", "duration_minutes", "emoji", "object_state", "chat_with_agent_id", "chat")

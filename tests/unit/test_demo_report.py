@@ -105,6 +105,7 @@ def record(wall: float = 30.0) -> Record:
                 Holder("maria", "isabella", 1, 0.8, ("isabella", "maria")),
             ]
         },
+        intents={("isabella", "Come to my Valentine party | 5 pm"): "news, said plainly"},
         relationships={
             "isabella": [Bond("maria", "Maria and I work well together.", 1)],
             "maria": [Bond("isabella", "Isabella and I are friends.", 1)],
@@ -118,7 +119,10 @@ def test_the_report_has_every_section_from_the_record() -> None:
     assert report["timeline"][0]["time"] == "2023-02-13T07:00:00Z"
     (talk,) = report["conversations"]
     assert talk["participants"] == ["isabella", "maria"]
-    assert [line["speaker"] for line in talk["lines"]] == ["isabella", "maria"]
+    assert [(line["speaker"], line["intent"]) for line in talk["lines"]] == [
+        ("isabella", "news, said plainly"),
+        ("maria", ""),  # no Tick showed it
+    ]
     assert [(r["agent"], r["time"]) for r in report["reflections"]] == [
         ("maria", "2023-02-13T07:10:00Z"),  # by game time, not by agent
         ("isabella", "2023-02-13T07:30:00Z"),
@@ -247,6 +251,7 @@ def test_the_files_are_written_and_the_pictures_are_well_formed_svg(tmp_path: Pa
     ):
         assert heading in markdown
     assert "Valentine party \\| 5 pm" in markdown  # a | in a line does not break the table
+    assert "- Isabella Rodriguez *(news, said plainly)*: Come to" in markdown
 
 
 def test_a_chart_steps_up_when_an_agent_learns() -> None:

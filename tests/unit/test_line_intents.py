@@ -68,10 +68,14 @@ def _line(text: str, end: bool = False) -> dict[str, Any]:
 
 
 async def _talk(brain: Brain) -> list[str]:
+    return [text for text, _ in await _talk_with_intents(brain)]
+
+
+async def _talk_with_intents(brain: Brain) -> list[tuple[str, str]]:
     await _town_of(brain, ("isabella", "Isabella"), ("klaus", "Klaus"))
     seen = [Observation("Klaus is reading at the counter", subject="klaus", object="book")]
     (result,) = await brain.tick("", T0, [AgentTick("isabella", seen)], lockstep=True)
-    return [line.text for line in result.action.chat]
+    return [(line.text, line.intent) for line in result.action.chat]
 
 
 def _line_prompts(chat: RoutedChat) -> list[str]:
@@ -86,12 +90,12 @@ def test_news_the_model_never_words_is_said_plainly_and_travels_as_a_claim(
     )
     brain = make_brain(tmp_path, chat, planner="free", line_intents=True)
 
-    async def scenario() -> tuple[list[str], Any]:
-        lines = await _talk(brain)
+    async def scenario() -> tuple[list[tuple[str, str]], Any]:
+        lines = await _talk_with_intents(brain)
         return lines, await brain.who_knows("", query="a Valentine's Day party")
 
     lines, (claim, *_) = asyncio.run(scenario())
-    assert lines == [PLAIN, "Lovely, see you there!"]
+    assert lines == [(PLAIN, "news, said plainly"), ("Lovely, see you there!", "ask")]
     prompts = _line_prompts(chat)
     news = f"Tell Klaus this news in your own words: {SEED}"
     assert all(news in p for p in prompts[:3])
@@ -117,9 +121,13 @@ def test_a_draw_that_carries_the_news_is_kept_the_listener_asks_back_and_is_answ
         ],
     )
     brain = make_brain(tmp_path, chat, planner="free", line_intents=True)
-    lines = asyncio.run(_talk(brain))
+    lines = asyncio.run(_talk_with_intents(brain))
     answer = "The Valentine's Day party starts at five."
-    assert lines == [told, "What time does the party start?", answer]
+    assert lines == [
+        (told, "news"),
+        ("What time does the party start?", "ask"),
+        (answer, "answer"),
+    ]
     prompts = _line_prompts(chat)
     assert len(prompts) == 4  # one refused draw: the chatter carried no news
     assert "Ask Isabella a question about what Isabella is doing today." in prompts[2]
@@ -131,7 +139,7 @@ def test_without_line_intents_the_speaker_brings_up_what_is_on_its_mind(
 ) -> None:
     chat = RoutedChat(KINDS, DEFAULTS, line=[_line(CHATTER), _line("Indeed it is!", True)])
     brain = make_brain(tmp_path, chat, planner="free", line_intents=False)
-    assert asyncio.run(_talk(brain)) == [CHATTER, "Indeed it is!"]
+    assert asyncio.run(_talk_with_intents(brain)) == [(CHATTER, ""), ("Indeed it is!", "")]
     assert "bring up what is on your mind" in _line_prompts(chat)[0]
     assert "Tell Klaus" not in _line_prompts(chat)[0]
 

@@ -121,7 +121,7 @@ class Conversations:
             if drawn is None:
                 break  # unusable lines, or lines parroting earlier ones, end it
             line, passed_on = drawn
-            lines.append(Line(speaker.agent_id, line.text, line.end_conversation))
+            lines.append(Line(speaker.agent_id, line.text, line.end_conversation, line.intent))
             if passed_on is None:
                 passed_on = await self._news.carried(
                     world, line.text, memories, list(names.values())
@@ -271,7 +271,8 @@ class Conversations:
                 continue
             if await self._carries(intent, line.text, names):
                 _log_line(speaker, listener, intent, line.text, attempt)
-                return line, intent.memory
+                label = intent.kind.value if self._f.settings.line_intents else ""
+                return Line("", line.text, line.end_conversation, label), intent.memory
         if intent.memory is None:
             return None
         first = listener.persona.name.split()[0] if listener.persona.name.split() else ""
@@ -281,7 +282,7 @@ class Conversations:
         ):
             return None
         _log_line(speaker, listener, intent, text, TURN_ATTEMPTS)
-        return Line("", text), intent.memory
+        return Line("", text, intent=f"{intent.kind.value}, said plainly"), intent.memory
 
     async def _carries(self, intent: Intent, text: str, names: Sequence[str]) -> bool:
         """Whether a line carries its intent: by its words (intent.carries_words), or by
