@@ -124,6 +124,14 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
         f"encounters, {calls:g} model calls per agent per game hour, {per_hour:.1f} s per "
         "game hour)"
     )
+    false = report["hallucinations"]
+    known = ", ".join(
+        f"{seed_id} {s['interview']['count']} of {s['interview']['of']}"
+        for seed_id, s in report["diffusion"]["seeds"].items()
+    )
+    console.note(
+        f"by interview: {known or 'no seeds'}; false claims {false['false']} of {false['claims']}"
+    )
     return path
 
 

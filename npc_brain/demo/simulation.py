@@ -225,6 +225,11 @@ class Simulation:
         as the paper measured diffusion; reads who holds each seed's claims and what
         each agent thinks of the others."""
         world, end = self._plan.world_id, stamp(self._plan.end)
+        asked = [s for s in self._cast.seeds if s.question]
+        if asked:
+            self._console.note(
+                f"interviewing {len(self._cast.members)} agents about {len(asked)} seeds"
+            )
         for seed in self._cast.seeds:
             answers = self.record.interviews.setdefault(seed.seed_id, {})
             for member in self._cast.members if seed.question else ():

@@ -49,6 +49,7 @@ def test_agents_move_see_each_other_talk_and_get_to_know_each_other(
 ) -> None:
     report, console = simulate(server, 3, 1.0)
     assert "-- 2023-02-13 07:00  step 1/6" in console
+    assert "interviewing 3 agents about 2 seeds" in console
     assert report["timeline"], "every agent got an action"
     assert {e["agent"] for e in report["timeline"]} == {"isabella", "maria", "sam"}
     # the fake always says yes to talking: the cast meets at its first known place
