@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from npc_brain.demo.cast import Seed
 
 _SOURCE = re.compile(r"I heard it from [^.]*\.")
+_FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
 _WHEN = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
     r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
@@ -44,14 +45,23 @@ class Verdict:
         return bool(self.right or self.wrong)
 
 
-def judge(answer: str, seed: Seed, people: Mapping[str, str], places: Sequence[str]) -> Verdict:
-    """The verdict on `answer` to `seed.question`; `people`: agent id -> name, `places`:
-    the town's place names."""
+def judge(
+    answer: str,
+    seed: Seed,
+    people: Mapping[str, str],
+    places: Sequence[str],
+    speaker: str = "",
+) -> Verdict:
+    """The verdict on `answer` to `seed.question`; `people`: agent id -> name (the
+    others), `places`: the town's place names, `speaker`: the answering agent's name (a
+    host speaking of itself says "I" or "my")."""
     text = _SOURCE.sub("", answer)
     asked = seed.question.lower()
     right, wrong = [], []
     for name, phrases in seed.facts:
-        if any(_has(text, p) and p.lower() not in asked for p in phrases):
+        said = any(_has(text, p) and p.lower() not in asked for p in phrases)
+        host_itself = name == "host" and any(_names(speaker, p) for p in phrases)
+        if said or (host_itself and _FIRST.search(text) is not None):
             right.append(name)
     if not (seed.mentioned_in(text) or len(right) > 1):
         return Verdict((), ())  # not about the seed: "I own Hobbs Cafe" knows no party

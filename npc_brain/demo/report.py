@@ -228,16 +228,14 @@ def _verdicts(
     record: Record, cast: Cast, seed: Seed, places: Sequence[str]
 ) -> list[tuple[str, str, Verdict]]:
     """Each interviewed agent's answer to the seed and its verdict (the agent's own name
-    is not a host it names)."""
+    is not another host it names; a host says "I")."""
     names = {m.agent_id: m.name for m in cast.members}
-    return [
-        (
-            agent_id,
-            answer,
-            judge(answer, seed, {a: n for a, n in names.items() if a != agent_id}, places),
-        )
-        for agent_id, answer in record.interviews.get(seed.seed_id, {}).items()
-    ]
+    found = []
+    for agent_id, answer in record.interviews.get(seed.seed_id, {}).items():
+        others = {a: n for a, n in names.items() if a != agent_id}
+        verdict = judge(answer, seed, others, places, names.get(agent_id, ""))
+        found.append((agent_id, answer, verdict))
+    return found
 
 
 def hallucinations_section(

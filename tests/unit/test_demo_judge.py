@@ -64,3 +64,18 @@ def test_a_fact_the_question_gave_away_is_not_knowledge() -> None:
         (("host", ("Isabella",)),),
     )
     assert not judge("Yes, Isabella's party is on.", asked, PEOPLE, PLACES).knows
+
+
+def test_a_host_speaking_of_itself_names_the_host() -> None:
+    mayor = Seed(
+        "mayor",
+        "",
+        "sam",
+        "Sam is running for mayor",
+        ("mayor",),
+        "Who runs for mayor?",
+        (("host", ("Sam",)),),
+    )
+    mine = judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Sam Moore")
+    assert mine.right == ("host",) and mine.knows
+    assert not judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Klaus Mueller").knows
