@@ -14,6 +14,7 @@ class Line:
     speaker_id: str
     text: str
     end_conversation: bool = False
+    intent: str = ""  # NPC conversations: what the line was for (mind/talk/intent.py)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRange, read_page
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation, ScoredMemory
+from npc_brain.memory.relationships import Relationship
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Explained, Query
 from npc_brain.mind.knowledge import KnownClaim
@@ -106,6 +107,11 @@ class Brain:
 
     async def get_agent(self, world_id: str, agent_id: str) -> AgentRecord:
         return self._agent(world_id, agent_id)[1]
+
+    async def relationships(self, world_id: str, agent_id: str) -> list[Relationship]:
+        """What the agent thinks of each agent it has talked with, the latest first."""
+        world, agent = self._agent(world_id, agent_id)
+        return world.store.relationships.of(agent.agent_id)
 
     # Memory ----------------------------------------------------------------------
 

@@ -219,6 +219,13 @@ class Settings:
         "again, then replaced by a plain sentence from the best fact; off: the reply as the "
         "model writes it from recalled memories",
     )
+    line_intents: bool = _cognition(
+        True,
+        "each line of an NPC conversation has an intent chosen from the speaker's memory "
+        "(news the listener does not know, an answer, a question, small talk); a line meant "
+        "to pass news or an answer on that does not carry it is drawn again, then said "
+        "plainly from the memory; off: the speaker brings up what is on its mind",
+    )
     cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000
     )

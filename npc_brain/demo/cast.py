@@ -30,15 +30,22 @@ class CastMember:
     memories: tuple[str, ...] = ()
 
 
+FACTS = ("host", "place", "date")  # what an interview answer is judged on
+
+
 @dataclass(frozen=True)
 class Seed:
-    """News one agent starts with; a memory mentions it when it holds a key phrase."""
+    """News one agent starts with; a memory mentions it when it holds a key phrase. At
+    the end every agent is asked `question`, and its answer judged against `facts`: for
+    each of FACTS the phrases that state it rightly (none: not judged on it)."""
 
     seed_id: str
     title: str
     holder: str
     memory: str
     key_phrases: tuple[str, ...]
+    question: str = ""
+    facts: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def mentioned_in(self, text: str) -> bool:
         lowered = text.lower()
@@ -67,7 +74,7 @@ def load_cast(town: Town, path: Path | None = None) -> Cast:
 
 def parse_cast(table: object, source: str, town: Town) -> Cast:
     """Checks a cast table: `[[agents]]` (ids unique, homes and places in the town) and
-    `[[seeds]]` (ids unique, holders among the agents)."""
+    `[[seeds]]` (ids unique, holders among the agents, a question with the facts)."""
     fields = Fields(table, "", source)
     addresses = town.addresses()
     members: list[CastMember] = []
@@ -86,6 +93,8 @@ def parse_cast(table: object, source: str, town: Town) -> Cast:
             entry.identifier("holder"),
             entry.text("memory", required=True),
             entry.texts("key_phrases", required=True),
+            entry.text("question"),
+            tuple((name, phrases) for name in FACTS if (phrases := entry.texts(name))),
         )
         entry.done()
         if seed.holder not in ids:
@@ -94,6 +103,8 @@ def parse_cast(table: object, source: str, town: Town) -> Cast:
             raise entry.error("id", f"{seed.seed_id!r} is already the id of another seed")
         if not seed.mentioned_in(seed.memory):
             raise entry.error("key_phrases", "none of them occurs in the seed's own memory")
+        if seed.facts and not seed.question:
+            raise entry.error("question", "is needed to judge the facts by interview")
         seeds.append(seed)
     fields.done()
     return Cast(tuple(members), tuple(seeds))

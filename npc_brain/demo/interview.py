@@ -16,11 +16,9 @@ from npc_brain.demo.clock import parse_time
 from npc_brain.demo.errors import DemoError
 from npc_brain.demo.run import DATA_DIR
 from npc_brain.demo.server import ChildServer, connect
-from npc_brain.demo.simulation import stamp
+from npc_brain.demo.simulation import INTERVIEWER, stamp
 from npc_brain.demo.writing import REPORT_JSON, read_report
 from npc_brain.v1 import brain_pb2 as pb
-
-INTERVIEWER = "interviewer"
 
 
 def interview(

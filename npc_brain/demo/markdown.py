@@ -32,6 +32,7 @@ def render(report: dict[str, Any]) -> str:
 
     calls = report["model_calls"]
     density = report["network_density"]
+    false = report["hallucinations"]
     out = [
         f"# npc-brain demo: {config['town']}, {_time(config['start'])} to {_time(config['end'])}",
         "",
@@ -49,6 +50,17 @@ def render(report: dict[str, Any]) -> str:
                 *[
                     [f"knew of: {s['title']}", f"{s['count']} of {s['of']}"]
                     for s in report["diffusion"]["seeds"].values()
+                ],
+                *[
+                    [
+                        f"knew of by interview: {s['title']}",
+                        f"{s['interview']['count']} of {s['interview']['of']}",
+                    ]
+                    for s in report["diffusion"]["seeds"].values()
+                ],
+                [
+                    "false claims (of answers claiming something)",
+                    f"{false['false']} of {false['claims']} ({_share(false['rate'])})",
                 ],
                 ["network density (start -> end)", f"{density['start']} -> {density['end']}"],
                 ["encounters (awake agents in one arena, per step)", report["days"]["encounters"]],
@@ -96,6 +108,7 @@ def render(report: dict[str, Any]) -> str:
             ),
             "",
         ]
+    out += _interviews(report, who)
     out += [
         "## Relationship network",
         "",
@@ -107,6 +120,7 @@ def render(report: dict[str, Any]) -> str:
         "Pairs at the end: "
         + (", ".join(f"{who(a)} - {who(b)}" for a, b in density["edges_end"]) or "none"),
         "",
+        *_relationships(report["relationships"], who),
         "## Conversations",
         "",
     ]
@@ -115,7 +129,10 @@ def render(report: dict[str, Any]) -> str:
             f"**{_time(talk['time'])}, " + " and ".join(who(p) for p in talk["participants"]) + "**"
         )
         out.append("")
-        out += [f"- {who(line['speaker'])}: {_cell(line['text'])}" for line in talk["lines"]]
+        out += [
+            f"- {who(line['speaker'])}{_intent(line.get('intent', ''))}: {_cell(line['text'])}"
+            for line in talk["lines"]
+        ]
         out.append("")
     if not report["conversations"]:
         out += ["No agents talked.", ""]
@@ -163,6 +180,72 @@ def render(report: dict[str, Any]) -> str:
         ],
     )
     return "\n".join(out) + "\n"
+
+
+def _interviews(report: dict[str, Any], who: Callable[[str], str]) -> list[str]:
+    """Each seed's interview: every answer, its verdict and how the claim reached the
+    agent; then the false claims."""
+    out = ["## Interviews", "", report["diffusion"]["interview_definition"], ""]
+    for seed in report["diffusion"]["seeds"].values():
+        asked = seed["interview"]
+        out += [
+            f"### {seed['title']}: {asked['count']} of {asked['of']} know it",
+            "",
+            f"Asked: *{_cell(asked['question'] or '(no question)')}*",
+            "",
+            *_table(
+                ["agent", "answer", "knows", "right", "wrong", "chain", "confidence"],
+                [
+                    [
+                        who(a["agent"]),
+                        a["answer"],
+                        "yes" if a["knows"] else "no",
+                        ", ".join(a["right"]) or "-",
+                        ", ".join(a["wrong"]) or "-",
+                        " -> ".join(who(x) for x in a["chain"]) or "-",
+                        "-" if a["confidence"] is None else a["confidence"],
+                    ]
+                    for a in asked["answers"]
+                ],
+            ),
+            "",
+        ]
+    false = report["hallucinations"]
+    out += [
+        "## Hallucinations",
+        "",
+        f"{false['false']} false of {false['claims']} answers claiming something "
+        f"({_share(false['rate'])}), {false['answers']} answers in all. " + false["definition"],
+        "",
+    ]
+    out += _table(
+        ["seed", "agent", "answer", "why"],
+        [[c["seed"], who(c["agent"]), c["answer"], ", ".join(c["why"])] for c in false["cases"]],
+    )
+    return [*out, ""]
+
+
+def _relationships(section: dict[str, Any], who: Callable[[str], str]) -> list[str]:
+    density = section["density"]
+    out = [
+        "### Relationships",
+        "",
+        f"Density {density['start']} -> {density['end']}; pairs who keep a view of each "
+        f"other: {section['talked_density']}. " + section["definition"],
+        "",
+    ]
+    rows = [
+        [who(agent_id), who(b["other"]), b["conversations"], b["summary"]]
+        for agent_id, bonds in section["agents"].items()
+        for b in bonds
+    ]
+    if not rows:
+        return [*out, "No agent keeps a view of another.", ""]
+    return [*out, *_table(["agent", "of", "conversations", "view"], rows), ""]
+
+
+def _intent(intent: str) -> str:
+    return f" *({_cell(intent)})*" if intent else ""
 
 
 def _share(value: float | None) -> str:

@@ -25,6 +25,26 @@ class MemoryView:
 
 
 @dataclass(frozen=True)
+class Holder:
+    """An agent holding a seed's claim (WhoKnows): from whom, how far, how sure."""
+
+    agent_id: str
+    heard_from: str
+    hops: int
+    confidence: float
+    chain: tuple[str, ...]  # agent ids, the first holder first
+
+
+@dataclass(frozen=True)
+class Bond:
+    """An agent's view of another (GetAgent's relationships)."""
+
+    other_id: str
+    summary: str
+    conversations: int
+
+
+@dataclass(frozen=True)
 class Line:
     speaker_id: str
     text: str

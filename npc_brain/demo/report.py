@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from npc_brain.demo import analysis, days
-from npc_brain.demo.cast import Cast
+from npc_brain.demo.cast import Cast, Seed
 from npc_brain.demo.clock import iso
+from npc_brain.demo.judge import Verdict, judge
 from npc_brain.demo.memories import MemoryView, conversations
 from npc_brain.demo.simulation import Record, Usage
 from npc_brain.llm.base import Embedder
@@ -29,25 +30,46 @@ DIFFUSION_DEFINITION = (
     "phrases (case-insensitive); `since` is the game time the earliest such memory was "
     "created, and `memory` is that record."
 )
+INTERVIEW_DEFINITION = (
+    "As the paper measured it: at the end every agent is asked the seed's question in "
+    "interview mode (Converse with interview=true: nothing is stored). It knows the seed "
+    "when its answer states one of the seed's facts (host, place, date) rightly and none "
+    "wrongly (demo/judge.py). `chain` is how the seed's claim reached it (WhoKnows: agent "
+    "ids, the first holder first), empty when it holds no claim of the seed."
+)
+HALLUCINATION_DEFINITION = (
+    "Of the interview answers that say something about a seed (a fact, right or wrong), "
+    "the share that is false: a wrong host, place or date, or knowing the seed without "
+    "any record of it (no claim of the seed, and no memory mentioning it that someone "
+    "said, told or wrote to the agent)."
+)
+RELATIONSHIP_DEFINITION = (
+    "Each agent's view of each agent it talked with, rewritten after every conversation "
+    "(GetAgent). `density` is the paper's: 2|E| / (|V|(|V|-1)), a pair an edge when each "
+    "knows of the other (see network_density), at the start and the end; "
+    "`talked_density` counts a pair when each keeps a view of the other."
+)
 
 
 @dataclass(frozen=True)
 class RunInfo:
-    """How the run was made (the report's `config`)."""
+    """How the run was made (the report's `config`); `places`: the town's place names,
+    which interview answers are judged by."""
 
     seed: int
     model: str
     town: str
     planner: str = "composed"
+    places: tuple[str, ...] = ()
 
 
 def build(
     record: Record, cast: Cast, info: RunInfo, embedder: Embedder | None = None
 ) -> dict[str, Any]:
     """The whole report: `timeline`, `conversations`, `reflections`, `diffusion`,
-    `network_density`, `days`, `model_calls`, and the wall-clock keys. `embedder` judges
-    whether places fit actions and actions meet requirements (`days`); without one,
-    words alone do."""
+    `hallucinations`, `network_density`, `relationships`, `days`, `model_calls`, and
+    the wall-clock keys. `embedder` judges whether places fit actions and actions meet
+    requirements (`days`); without one, words alone do."""
     plan = record.plan
     names = {m.agent_id: m.name for m in cast.members}
     streams = record.streams
@@ -81,13 +103,22 @@ def build(
             {
                 "time": iso(c.created),
                 "participants": list(c.participants),
-                "lines": [{"speaker": line.speaker_id, "text": line.text} for line in c.lines],
+                "lines": [
+                    {
+                        "speaker": line.speaker_id,
+                        "text": line.text,
+                        "intent": record.intents.get((line.speaker_id, line.text), ""),
+                    }
+                    for line in c.lines
+                ],
             }
             for c in conversations(streams, names)
         ],
         "reflections": reflections_section(streams),
-        "diffusion": diffusion_section(record, cast),
+        "diffusion": diffusion_section(record, cast, info.places),
+        "hallucinations": hallucinations_section(record, cast, info.places),
         "network_density": network_section(streams, names, plan.start, plan.end),
+        "relationships": relationships_section(record, names),
         "days": days.days_section(
             {m.agent_id: days.persona_of(m) for m in cast.members},
             record.steps,
@@ -138,9 +169,14 @@ def _memory(m: MemoryView) -> dict[str, Any]:
     }
 
 
-def diffusion_section(record: Record, cast: Cast) -> dict[str, Any]:
+def diffusion_section(record: Record, cast: Cast, places: Sequence[str] = ()) -> dict[str, Any]:
+    """Per seed, who knows it by its key phrases over time, and by interview."""
     times = [*record.plan.steps(), record.plan.end]
-    section: dict[str, Any] = {"definition": DIFFUSION_DEFINITION, "seeds": {}}
+    section: dict[str, Any] = {
+        "definition": DIFFUSION_DEFINITION,
+        "interview_definition": INTERVIEW_DEFINITION,
+        "seeds": {},
+    }
     for seed in cast.seeds:
         knowers = analysis.diffusion(seed, record.streams)
         counts = analysis.knowing_over_time(knowers, times)
@@ -155,8 +191,119 @@ def diffusion_section(record: Record, cast: Cast) -> dict[str, Any]:
             "count": len(knowers),
             "of": len(cast.members),
             "over_time": [{"time": iso(t), "count": n} for t, n in zip(times, counts, strict=True)],
+            "interview": _interview(record, cast, seed, places),
         }
     return section
+
+
+def _interview(record: Record, cast: Cast, seed: Seed, places: Sequence[str]) -> dict[str, Any]:
+    """The seed's interview: each answer with its verdict, and the knowers' chains."""
+    held = {h.agent_id: h for h in record.holders.get(seed.seed_id, [])}
+    answers = []
+    for agent_id, answer, verdict in _verdicts(record, cast, seed, places):
+        holder = held.get(agent_id)
+        answers.append(
+            {
+                "agent": agent_id,
+                "answer": answer,
+                "knows": verdict.knows,
+                "right": list(verdict.right),
+                "wrong": list(verdict.wrong),
+                "heard_from": holder.heard_from if holder else "",
+                "hops": holder.hops if holder else None,
+                "confidence": holder.confidence if holder else None,
+                "chain": list(holder.chain) if holder else [],
+            }
+        )
+    return {
+        "question": seed.question,
+        "count": sum(a["knows"] for a in answers),
+        "of": len(answers),
+        "knowers": [a["agent"] for a in answers if a["knows"]],
+        "answers": answers,
+    }
+
+
+def _verdicts(
+    record: Record, cast: Cast, seed: Seed, places: Sequence[str]
+) -> list[tuple[str, str, Verdict]]:
+    """Each interviewed agent's answer to the seed and its verdict (the agent's own name
+    is not another host it names; a host says "I")."""
+    names = {m.agent_id: m.name for m in cast.members}
+    found = []
+    for agent_id, answer in record.interviews.get(seed.seed_id, {}).items():
+        others = {a: n for a, n in names.items() if a != agent_id}
+        verdict = judge(answer, seed, others, places, names.get(agent_id, ""))
+        found.append((agent_id, answer, verdict))
+    return found
+
+
+def hallucinations_section(
+    record: Record, cast: Cast, places: Sequence[str] = ()
+) -> dict[str, Any]:
+    """False claims among the interview answers that say something about a seed."""
+    answers = claiming = 0
+    cases = []
+    for seed in cast.seeds:
+        held = {h.agent_id for h in record.holders.get(seed.seed_id, [])}
+        for agent_id, answer, verdict in _verdicts(record, cast, seed, places):
+            answers += 1
+            claiming += verdict.claims
+            why = [f"wrong {fact}" for fact in verdict.wrong]
+            if verdict.knows and not _has_record(record, seed, agent_id, held):
+                why.append("no record")
+            if why:
+                cases.append(
+                    {"seed": seed.seed_id, "agent": agent_id, "answer": answer, "why": why}
+                )
+    return {
+        "definition": HALLUCINATION_DEFINITION,
+        "answers": answers,
+        "claims": claiming,
+        "false": len(cases),
+        "rate": round(len(cases) / claiming, 4) if claiming else None,
+        "cases": cases,
+    }
+
+
+def _has_record(record: Record, seed: Seed, agent_id: str, holders: set[str]) -> bool:
+    """Whether the agent holds the seed: its holder, a holder of its claim, or a memory
+    mentioning it that someone said, told or wrote to it."""
+    if agent_id == seed.holder or agent_id in holders:
+        return True
+    return any(
+        seed.mentioned_in(m.description)
+        and (m.kind == "DIALOGUE" or m.source_kind in ("HEARD", "TOLD", "AUTHOR"))
+        for m in record.streams.get(agent_id, ())
+    )
+
+
+def relationships_section(record: Record, names: Mapping[str, str]) -> dict[str, Any]:
+    """Each agent's views of the others, and the network's density (start and end)."""
+    streams, plan = record.streams, record.plan
+    before, after = (analysis.edges(streams, names, t) for t in (plan.start, plan.end))
+    views = {a: {b.other_id for b in bonds} for a, bonds in record.relationships.items()}
+    talked = [
+        (a, b)
+        for i, a in enumerate(names)
+        for b in list(names)[i + 1 :]
+        if b in views.get(a, set()) and a in views.get(b, set())
+    ]
+    return {
+        "definition": RELATIONSHIP_DEFINITION,
+        "density": {
+            "start": round(analysis.density(len(before), len(names)), 4),
+            "end": round(analysis.density(len(after), len(names)), 4),
+        },
+        "talked_density": round(analysis.density(len(talked), len(names)), 4),
+        "agents": {
+            agent_id: [
+                {"other": b.other_id, "summary": b.summary, "conversations": b.conversations}
+                for b in record.relationships.get(agent_id, [])
+            ]
+            for agent_id in names
+        },
+    }
 
 
 def network_section(

@@ -113,7 +113,8 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
     if options.server:
         model = planner = f"(the server's at {options.server})"
     embedder = load_embedder(console)
-    report = build(record, cast, RunInfo(options.seed, model, town.name, planner), embedder)
+    info = RunInfo(options.seed, model, town.name, planner, town.places())
+    report = build(record, cast, info, embedder)
     path = write_report(options.out, report)
     per_hour = report["wall_seconds_per_game_hour"]
     calls = report["model_calls"]["per_agent_per_game_hour"]["calls"]
@@ -122,6 +123,14 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
         f"{len(report['reflections'])} reflections, {report['days']['encounters']} "
         f"encounters, {calls:g} model calls per agent per game hour, {per_hour:.1f} s per "
         "game hour)"
+    )
+    false = report["hallucinations"]
+    known = ", ".join(
+        f"{seed_id} {s['interview']['count']} of {s['interview']['of']}"
+        for seed_id, s in report["diffusion"]["seeds"].items()
+    )
+    console.note(
+        f"by interview: {known or 'no seeds'}; false claims {false['false']} of {false['claims']}"
     )
     return path
 

@@ -20,7 +20,7 @@ from npc_brain.demo.cast import Cast, CastMember
 from npc_brain.demo.console import Console
 from npc_brain.demo.days import Step
 from npc_brain.demo.errors import DemoError
-from npc_brain.demo.memories import MemoryView, conversations
+from npc_brain.demo.memories import Bond, Holder, MemoryView, conversations
 from npc_brain.demo.town import Town
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
@@ -33,6 +33,7 @@ ABLATIONS: dict[str, dict[str, bool]] = {
 }
 MAX_SEEN_AGENTS = 8  # other agents one agent is told about per step (its arena first)
 MAX_TICK_ITEMS = 256  # the server's default max_items: agents and observations per Tick
+INTERVIEWER = "interviewer"  # the speaker of interviews (they store nothing)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,14 @@ class Record:
     awake_minutes: dict[str, float] = field(default_factory=dict)
     # every agent's action at every step (after its Tick) and where it was
     steps: list[Step] = field(default_factory=list)
+    # at the end: each seed's question answered by each agent (seed id -> agent -> answer)
+    interviews: dict[str, dict[str, str]] = field(default_factory=dict)
+    # at the end: who holds each seed's claims (WhoKnows), nearest the origin first
+    holders: dict[str, list[Holder]] = field(default_factory=dict)
+    # at the end: each agent's views of the others (GetAgent)
+    relationships: dict[str, list[Bond]] = field(default_factory=dict)
+    # what each conversation line was for, as Tick's Action.chat gave it: (speaker, text)
+    intents: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def stamp(game_time: float) -> Timestamp:
@@ -208,7 +217,43 @@ class Simulation:
             self._show_conversations(game_time)
         self._snapshot(self._plan.end, time.perf_counter() - began)
         self.record.streams = {m.agent_id: self._memories(m.agent_id) for m in self._cast.members}
+        self._interview()
         return self.record
+
+    def _interview(self) -> None:
+        """Asks every agent each seed's question in interview mode (nothing is stored),
+        as the paper measured diffusion; reads who holds each seed's claims and what
+        each agent thinks of the others."""
+        world, end = self._plan.world_id, stamp(self._plan.end)
+        asked = [s for s in self._cast.seeds if s.question]
+        if asked:
+            self._console.note(
+                f"interviewing {len(self._cast.members)} agents about {len(asked)} seeds"
+            )
+        for seed in self._cast.seeds:
+            answers = self.record.interviews.setdefault(seed.seed_id, {})
+            for member in self._cast.members if seed.question else ():
+                request = pb.ConverseRequest(
+                    world_id=world,
+                    agent_id=member.agent_id,
+                    game_time=end,
+                    speaker_id=INTERVIEWER,
+                    utterance=seed.question,
+                    interview=True,
+                )
+                events = self._stub.Converse(request)
+                answers[member.agent_id] = next(e.final.text for e in events if e.HasField("final"))
+            found = self._stub.WhoKnows(pb.WhoKnowsRequest(world_id=world, query=seed.memory))
+            self.record.holders[seed.seed_id] = holders_of(
+                [c for c in found.claims if seed.mentioned_in(c.text)]
+            )
+        for member in self._cast.members:
+            agent = self._stub.GetAgent(
+                pb.GetAgentRequest(world_id=world, agent_id=member.agent_id)
+            )
+            self.record.relationships[member.agent_id] = [
+                Bond(r.other_agent_id, r.summary, r.conversations) for r in agent.relationships
+            ]
 
     def _tick(self, game_time: float) -> None:
         items = [self._agent_tick(m) for m in self._cast.members]
@@ -226,6 +271,9 @@ class Simulation:
             )
             for result in reply.results:
                 self._update(game_time, result.agent_id, result.action)
+                for line in result.action.chat:
+                    if line.intent:
+                        self.record.intents[(line.speaker_id, line.text)] = line.intent
 
     def _agent_tick(self, member: CastMember) -> pb.AgentTick:
         here = self._where[member.agent_id]
@@ -356,6 +404,18 @@ class Simulation:
             )
         self.record.usage.append((game_time, usage))
         self.record.wall.append((game_time, wall_seconds))
+
+
+def holders_of(claims: Sequence[pb.Claim]) -> list[Holder]:
+    """Each agent holding any of the claims, by its shortest chain (then the most sure)."""
+    best: dict[str, Holder] = {}
+    for claim in claims:
+        for h in claim.holders:
+            held = Holder(h.agent_id, h.heard_from, h.hops, round(h.confidence, 4), tuple(h.chain))
+            now = best.get(h.agent_id)
+            if now is None or (held.hops, -held.confidence) < (now.hops, -now.confidence):
+                best[h.agent_id] = held
+    return sorted(best.values(), key=lambda h: (h.hops, h.agent_id))
 
 
 def persona(member: CastMember) -> pb.Persona:

@@ -39,6 +39,10 @@ class Town:
         found.update(a.object_address(o) for a in self.arenas for o in a.objects)
         return found
 
+    def places(self) -> tuple[str, ...]:
+        """The names of the town's places (its sectors), in order."""
+        return tuple(dict.fromkeys(a.sector for a in self.arenas))
+
     def sector_of(self, address: str) -> str:
         """The world:sector part of an address: agents there see each other."""
         return ":".join(address.split(":")[:2])

@@ -119,10 +119,50 @@ def m005_sharing_and_claims(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_relationships(db: sqlite3.Connection) -> None:
+    """Each agent's short summary of its relationship with each agent it talked with,
+    rewritten after every conversation of the two (memory/relationships.py)."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE relationships (
+            agent_id TEXT NOT NULL,
+            other_id TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            conversations INTEGER NOT NULL,
+            updated REAL NOT NULL,
+            PRIMARY KEY (agent_id, other_id)
+        )
+        """,
+    )
+
+
+def m007_contradictions(db: sqlite3.Connection) -> None:
+    """A heard claim that disagrees with another memory of the agent about the same
+    thing: the less supported memory, its support, and the one it contradicts."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE contradictions (
+            agent_id TEXT NOT NULL,
+            memory_id INTEGER NOT NULL,
+            contradicts_id INTEGER NOT NULL,
+            slot TEXT NOT NULL,
+            support REAL NOT NULL,
+            against_support REAL NOT NULL,
+            noticed REAL NOT NULL,
+            PRIMARY KEY (agent_id, memory_id)
+        )
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
     m003_memory_switch,
     m004_plans,
     m005_sharing_and_claims,
+    m006_relationships,
+    m007_contradictions,
 )

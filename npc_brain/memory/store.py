@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
 from npc_brain.memory.claims import ClaimBook
+from npc_brain.memory.contradictions import ContradictionBook
 from npc_brain.memory.migrations import MIGRATIONS
 from npc_brain.memory.records import (
     GameTime,
@@ -32,6 +33,7 @@ from npc_brain.memory.records import (
     Source,
     SourceKind,
 )
+from npc_brain.memory.relationships import RelationshipBook
 from npc_brain.persona import AgentRecord, Persona
 
 _MEMORY_COLUMNS = (
@@ -68,6 +70,8 @@ class WorldStore:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
         self.claims = ClaimBook(self._transaction, self._reading)
+        self.relationships = RelationshipBook(self._transaction, self._reading)
+        self.contradictions = ContradictionBook(self._transaction, self._reading)
 
     def close(self) -> None:
         with self._lock:

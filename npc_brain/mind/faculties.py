@@ -10,6 +10,7 @@ import functools
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 import numpy as np
@@ -280,10 +281,14 @@ class Faculties:
         created_after: GameTime | None = None,
         created_before: GameTime | None = None,
         told_to: str | None = None,
+        *,
+        weighed: bool = True,
     ) -> list[ScoredMemory]:
         """The k memories that matter for `text` now; they are marked accessed (durably).
-        `told_to`: the recall is for telling this listener (a player or an agent), so only
-        memories the agent may tell it are recalled (Sharing.allows)."""
+        With `weighed` (for thinking: prompts, plans, replies; not the Retrieve RPC), a
+        memory a better-supported one contradicts is left out (News.weigh). `told_to`:
+        the recall is for telling this listener (a player or an agent), so only memories
+        the agent may tell it are recalled (Sharing.allows)."""
         (vector,) = await self.embed([text])
         query = Query(
             vector,
@@ -297,7 +302,10 @@ class Faculties:
             told_to,
         )
         stream = world.stream(agent_id)
-        found = stream.retrieve(query)
+        outweighed = world.store.contradictions.outweighed(agent_id) if weighed else set()
+        if outweighed:  # a better-supported memory contradicts these: leave them out
+            query = replace(query, k=k + len(outweighed))
+        found = [s for s in stream.retrieve(query) if s.memory.memory_id not in outweighed][:k]
         world.store.touch([s.memory.memory_id for s in found], game_time)
         touched = stream.touch([s.memory for s in found], game_time)
         return [

@@ -106,6 +106,7 @@ class Minds:
             kinds,
             created.after,
             created.before,
+            weighed=False,  # the game's view of the stream: every memory, as explain ranks
         )
 
     async def act(

@@ -19,6 +19,7 @@ from npc_brain.memory.records import (
     Source,
     SourceKind,
 )
+from npc_brain.memory.relationships import Relationship
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.knowledge import KnownClaim
 from npc_brain.mind.minds import TickResult
@@ -93,7 +94,9 @@ def persona_from_pb(p: pb.Persona) -> Persona:
     )
 
 
-def agent_to_pb(world_id: str, agent: AgentRecord) -> pb.Agent:
+def agent_to_pb(
+    world_id: str, agent: AgentRecord, relationships: Sequence[Relationship] = ()
+) -> pb.Agent:
     p = agent.persona
     return pb.Agent(
         world_id=world_id,
@@ -111,6 +114,15 @@ def agent_to_pb(world_id: str, agent: AgentRecord) -> pb.Agent:
         reflection_enabled=agent.reflection_enabled,
         planning_enabled=agent.planning_enabled,
         memory_enabled=agent.memory_enabled,
+        relationships=[
+            pb.Relationship(
+                other_agent_id=r.other_id,
+                summary=r.summary,
+                conversations=r.conversations,
+                updated=time_to_pb(r.updated),
+            )
+            for r in relationships
+        ],
     )
 
 
@@ -208,7 +220,10 @@ def scored_to_pb(s: ScoredMemory) -> pb.ScoredMemory:
 
 def line_to_pb(line: Line) -> pb.Utterance:
     return pb.Utterance(
-        speaker_id=line.speaker_id, text=line.text, end_conversation=line.end_conversation
+        speaker_id=line.speaker_id,
+        text=line.text,
+        end_conversation=line.end_conversation,
+        intent=line.intent,
     )
 
 

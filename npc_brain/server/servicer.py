@@ -88,7 +88,8 @@ class BrainServicer(pb_grpc.BrainServicer):
     @unary
     async def GetAgent(self, request: pb.GetAgentRequest, context: CallContext) -> pb.Agent:
         agent = await self._brain.get_agent(request.world_id, request.agent_id)
-        return convert.agent_to_pb(request.world_id or "default", agent)
+        bonds = await self._brain.relationships(request.world_id, request.agent_id)
+        return convert.agent_to_pb(request.world_id or "default", agent, bonds)
 
     @unary
     async def Perceive(

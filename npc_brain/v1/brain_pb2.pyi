@@ -59,20 +59,34 @@ class Persona(_message.Message):
     def __init__(self, name: _Optional[str] = ..., age: _Optional[int] = ..., innate: _Optional[str] = ..., learned: _Optional[str] = ..., currently: _Optional[str] = ..., lifestyle: _Optional[str] = ..., home_address: _Optional[str] = ..., daily_requirements: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Agent(_message.Message):
-    __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled", "memory_enabled")
+    __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled", "memory_enabled", "relationships")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     PERSONA_FIELD_NUMBER: _ClassVar[int]
     REFLECTION_ENABLED_FIELD_NUMBER: _ClassVar[int]
     PLANNING_ENABLED_FIELD_NUMBER: _ClassVar[int]
     MEMORY_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    RELATIONSHIPS_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     persona: Persona
     reflection_enabled: bool
     planning_enabled: bool
     memory_enabled: bool
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ...) -> None: ...
+    relationships: _containers.RepeatedCompositeFieldContainer[Relationship]
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ..., relationships: _Optional[_Iterable[_Union[Relationship, _Mapping]]] = ...) -> None: ...
+
+class Relationship(_message.Message):
+    __slots__ = ("other_agent_id", "summary", "conversations", "updated")
+    OTHER_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATIONS_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_FIELD_NUMBER: _ClassVar[int]
+    other_agent_id: str
+    summary: str
+    conversations: int
+    updated: _timestamp_pb2.Timestamp
+    def __init__(self, other_agent_id: _Optional[str] = ..., summary: _Optional[str] = ..., conversations: _Optional[int] = ..., updated: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class UpsertAgentRequest(_message.Message):
     __slots__ = ("world_id", "agent_id", "persona", "game_time", "reflection_enabled", "planning_enabled", "memory_enabled")
@@ -255,14 +269,16 @@ class RetrieveResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ...) -> None: ...
 
 class Utterance(_message.Message):
-    __slots__ = ("speaker_id", "text", "end_conversation")
+    __slots__ = ("speaker_id", "text", "end_conversation", "intent")
     SPEAKER_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     END_CONVERSATION_FIELD_NUMBER: _ClassVar[int]
+    INTENT_FIELD_NUMBER: _ClassVar[int]
     speaker_id: str
     text: str
     end_conversation: bool
-    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ...) -> None: ...
+    intent: str
+    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ..., intent: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("description", "address", "start", "duration_minutes", "emoji", "object_state", "chat_with_agent_id", "chat")

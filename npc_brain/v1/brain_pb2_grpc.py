@@ -130,7 +130,7 @@ class BrainServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetAgent(self, request, context):
-        """Returns an agent as stored.
+        """Returns an agent as stored, with its relationships.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

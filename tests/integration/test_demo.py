@@ -20,7 +20,9 @@ SECTIONS = (
     "conversations",
     "reflections",
     "diffusion",
+    "hallucinations",
     "network_density",
+    "relationships",
     "model_calls",
     "wall_seconds_per_game_hour",
 )
@@ -57,6 +59,10 @@ def test_three_agents_for_an_hour_give_the_same_full_report_twice(tmp_path: Path
     assert party["knowers"][0]["agent"] == "isabella"
     assert "Valentine's Day party" in party["knowers"][0]["memory"]["description"]
     assert report["diffusion"]["seeds"]["mayor"]["knowers"][0]["agent"] == "sam"
+    for seed in report["diffusion"]["seeds"].values():  # everyone interviewed on each seed
+        assert len(seed["interview"]["answers"]) == 3
+    assert report["hallucinations"]["answers"] == 6
+    assert "by interview: party" in first.stdout
     calls = report["model_calls"]
     assert calls["total"] > 0
     assert calls["prompt_tokens"] > 0

@@ -98,6 +98,16 @@ def test_world_and_agent_pages_show_actions_memories_and_usage(tmp_path: Path) -
         for evidence in t.evidence_ids:
             assert f"id={evidence}" in reflection_row.group(0)
 
+        assert '<p class="muted" id="relationships">No conversation yet.</p>' in agent
+        store = t.doors.grpc.brain._worlds.get("default").store  # noqa: SLF001
+        store.relationships.save("isabella", "klaus", "Klaus and I <talk> daily.", T0)
+        _, _, agent, _ = client.get("/inspect/agent?world=default&agent=isabella", **BEARER)
+        assert (
+            '<ul id="relationships"><li><a href="/inspect/agent?world=default&amp;agent=klaus">'
+            "klaus</a>: Klaus and I &lt;talk&gt; daily. <small class=muted>(1 conversation)"
+            in agent
+        )
+
         _, _, paged, _ = client.get("/inspect/agent?world=default&agent=isabella&size=4", **BEARER)
         assert paged.count('class="memory-link"') == 4 and 'id="next-page"' in paged
         _, _, reflections, _ = client.get(

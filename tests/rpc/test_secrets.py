@@ -255,6 +255,17 @@ def test_an_npc_to_npc_conversation_never_carries_the_secret(
     assert not any(
         "stole" in m["description"] for m in klaus_lines if "Klaus" in m["description"][:6]
     )
+    # The thoughts gave no relationship sentence: each side's is built from the talk.
+    (bond,) = d.call("GetAgent", pb.GetAgentRequest(agent_id="klaus"))["relationships"]
+    assert bond == {
+        "other_agent_id": "maria",
+        "summary": 'Maria and I have talked once. Last time Maria said: "Really? Tell me'
+        ' more about it some day."',
+        "conversations": 1,
+        "updated": "2023-02-13T09:00:00Z",
+    }
+    (bond,) = d.call("GetAgent", pb.GetAgentRequest(agent_id="maria"))["relationships"]
+    assert bond["other_agent_id"] == "klaus" and "Klaus and I have talked once." in bond["summary"]
 
 
 def test_knowledge_filters_are_checked_and_bad_input_changes_nothing(

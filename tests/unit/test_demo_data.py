@@ -50,6 +50,14 @@ def test_the_shipped_town_and_cast_load_with_isabellas_party_first() -> None:
     for phrase in ("Valentine's Day party", "Hobbs Cafe", "February 14", "5 pm to 7 pm"):
         assert phrase in party.memory
     assert any("mayor" in s.memory for s in everyone.seeds if s.holder == "sam")
+    # each seed is judged by interview on facts its question does not give away
+    facts = dict(party.facts)
+    assert set(facts) == {"host", "place", "date"} and "Hobbs Cafe" in facts["place"]
+    for seed in everyone.seeds:
+        assert seed.question and seed.facts
+        given = [p for _, phrases in seed.facts for p in phrases if p in seed.question]
+        assert given == []
+    assert "Hobbs Cafe" in town.places() and len(town.places()) == len(set(town.places()))
     assert {"Hobbs Cafe", "Oak Hill College", "Johnson Park", "Harvey Oak Supply Store"} <= {
         a.sector for a in town.arenas
     }
@@ -113,6 +121,7 @@ def test_a_bad_town_names_the_field(table: object, field: str, problem: str) -> 
         (cast(seeds=[SEED, SEED]), "seeds[1].id", "already the id"),
         (cast(seeds=[SEED | {"key_phrases": ["mayor"]}]), "seeds[0].key_phrases", "none of them"),
         (cast(seeds=[SEED | {"key_phrases": []}]), "seeds[0].key_phrases", "at least one"),
+        (cast(seeds=[SEED | {"host": ["Isabella"]}]), "seeds[0].question", "is needed"),
         (cast(seeds=[{"id": "x", "holder": "isabella"}]), "seeds[0].memory", "is required"),
     ],
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from npc_brain.demo.cast import Cast, CastMember, Seed
-from npc_brain.demo.memories import MemoryView
+from npc_brain.demo.memories import Bond, Holder, MemoryView
 from npc_brain.demo.report import RunInfo, build
 from npc_brain.demo.simulation import ActionEvent, Plan, Record, Usage
 from npc_brain.demo.svg import diffusion_chart, network_picture
@@ -24,14 +24,31 @@ CAST = Cast(
         CastMember("isabella", "Isabella Rodriguez", HOME),
         CastMember("maria", "Maria <Lopez> & co", HOME),  # markup in a name stays text
     ),
-    (Seed("party", "Valentine's Day party", "isabella", "a Valentine's party", ("valentine",)),),
+    (
+        Seed(
+            "party",
+            "Valentine's Day party",
+            "isabella",
+            "a Valentine's party",
+            ("valentine",),
+            "Is there a party coming up? Whose, where and when?",
+            (("host", ("Isabella",)), ("place", ("Hobbs Cafe",)), ("date", ("February 14",))),
+        ),
+    ),
 )
+PLACES = ("Hobbs Cafe", "Town Hall")
+ANSWERS = {
+    "isabella": "My Valentine party is at Hobbs Cafe on February 14.",
+    "maria": "Isabella's Valentine party is at the Town Hall. I heard it from Isabella.",
+}
 SECTIONS = (
     "timeline",
     "conversations",
     "reflections",
     "diffusion",
+    "hallucinations",
     "network_density",
+    "relationships",
     "model_calls",
     "wall_seconds_per_game_hour",
 )
@@ -81,6 +98,18 @@ def record(wall: float = 30.0) -> Record:
         ],
         wall=[(T0, 0.0), (T0 + 3600, wall / 3), (T0 + 7200, wall)],
         awake_minutes={"isabella": 120.0, "maria": 60.0},
+        interviews={"party": dict(ANSWERS)},
+        holders={
+            "party": [
+                Holder("isabella", "", 0, 1.0, ("isabella",)),
+                Holder("maria", "isabella", 1, 0.8, ("isabella", "maria")),
+            ]
+        },
+        intents={("isabella", "Come to my Valentine party | 5 pm"): "news, said plainly"},
+        relationships={
+            "isabella": [Bond("maria", "Maria and I work well together.", 1)],
+            "maria": [Bond("isabella", "Isabella and I are friends.", 1)],
+        },
     )
 
 
@@ -90,7 +119,10 @@ def test_the_report_has_every_section_from_the_record() -> None:
     assert report["timeline"][0]["time"] == "2023-02-13T07:00:00Z"
     (talk,) = report["conversations"]
     assert talk["participants"] == ["isabella", "maria"]
-    assert [line["speaker"] for line in talk["lines"]] == ["isabella", "maria"]
+    assert [(line["speaker"], line["intent"]) for line in talk["lines"]] == [
+        ("isabella", "news, said plainly"),
+        ("maria", ""),  # no Tick showed it
+    ]
     assert [(r["agent"], r["time"]) for r in report["reflections"]] == [
         ("maria", "2023-02-13T07:10:00Z"),  # by game time, not by agent
         ("isabella", "2023-02-13T07:30:00Z"),
@@ -113,6 +145,55 @@ def test_the_report_has_every_section_from_the_record() -> None:
     assert (density["start"], density["end"]) == (0.0, 1.0)
     assert density["edges_end"] == [["isabella", "maria"]]
     assert report["wall_seconds_per_game_hour"] == 15.0
+
+
+def test_diffusion_is_judged_by_interview_with_each_knowers_source_chain() -> None:
+    report = build(record(), CAST, RunInfo(7, "m", "the Ville", places=PLACES))
+    asked = report["diffusion"]["seeds"]["party"]["interview"]
+    assert (asked["count"], asked["of"], asked["knowers"]) == (1, 2, ["isabella"])
+    isabella, maria = asked["answers"]
+    assert (isabella["knows"], isabella["right"], isabella["chain"]) == (
+        True,
+        ["host", "place", "date"],  # "My ... party": the host speaking of itself
+        ["isabella"],
+    )
+    # Maria has the host from Isabella but a wrong place: a false claim.
+    assert (maria["knows"], maria["right"], maria["wrong"]) == (False, ["host"], ["place"])
+    assert (maria["heard_from"], maria["hops"], maria["chain"]) == (
+        "isabella",
+        1,
+        ["isabella", "maria"],
+    )
+    false = report["hallucinations"]
+    assert (false["answers"], false["claims"], false["false"], false["rate"]) == (2, 2, 1, 0.5)
+    assert false["cases"] == [
+        {"seed": "party", "agent": "maria", "answer": ANSWERS["maria"], "why": ["wrong place"]}
+    ]
+
+
+def test_knowing_a_seed_without_any_record_of_it_is_a_false_claim() -> None:
+    right = "Isabella's Valentine party is at Hobbs Cafe."
+    unheard = replace(
+        record(),
+        streams={**record().streams, "maria": []},
+        holders={"party": []},
+        interviews={"party": {"isabella": ANSWERS["isabella"], "maria": right}},
+    )
+    false = build(unheard, CAST, RunInfo(7, "m", "v", places=PLACES))["hallucinations"]
+    assert [(c["agent"], c["why"]) for c in false["cases"]] == [("maria", ["no record"])]
+    heard = replace(unheard, streams=record().streams)  # Maria heard it: no longer false
+    assert build(heard, CAST, RunInfo(7, "m", "v", places=PLACES))["hallucinations"]["false"] == 0
+
+
+def test_relationships_are_each_agents_views_and_the_networks_density() -> None:
+    section = build(record(), CAST, RunInfo(7, "m", "v"))["relationships"]
+    assert section["density"] == {"start": 0.0, "end": 1.0}
+    assert section["talked_density"] == 1.0
+    assert section["agents"]["maria"] == [
+        {"other": "isabella", "summary": "Isabella and I are friends.", "conversations": 1}
+    ]
+    one_sided = replace(record(), relationships={"isabella": record().relationships["isabella"]})
+    assert build(one_sided, CAST, RunInfo(7, "m", "v"))["relationships"]["talked_density"] == 0.0
 
 
 def test_model_calls_are_what_the_run_made_per_agent_per_game_hour() -> None:
@@ -158,7 +239,10 @@ def test_the_files_are_written_and_the_pictures_are_well_formed_svg(tmp_path: Pa
     assert len(chart.findall(f"{svg}polyline")) == 1
     for heading in (
         "## Information diffusion",
+        "## Interviews",
+        "## Hallucinations",
         "## Relationship network",
+        "### Relationships",
         "## Conversations",
         "## Reflections",
         "## Model calls",
@@ -167,6 +251,7 @@ def test_the_files_are_written_and_the_pictures_are_well_formed_svg(tmp_path: Pa
     ):
         assert heading in markdown
     assert "Valentine party \\| 5 pm" in markdown  # a | in a line does not break the table
+    assert "- Isabella Rodriguez *(news, said plainly)*: Come to" in markdown
 
 
 def test_a_chart_steps_up_when_an_agent_learns() -> None:

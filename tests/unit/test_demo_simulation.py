@@ -49,6 +49,7 @@ def test_agents_move_see_each_other_talk_and_get_to_know_each_other(
 ) -> None:
     report, console = simulate(server, 3, 1.0)
     assert "-- 2023-02-13 07:00  step 1/6" in console
+    assert "interviewing 3 agents about 2 seeds" in console
     assert report["timeline"], "every agent got an action"
     assert {e["agent"] for e in report["timeline"]} == {"isabella", "maria", "sam"}
     # the fake always says yes to talking: the cast meets at its first known place
@@ -57,15 +58,32 @@ def test_agents_move_see_each_other_talk_and_get_to_know_each_other(
     # the fake says the same line every time: the server ends a parroting talk after it
     lines = [line.strip() for line in console.splitlines() if line.startswith(" " * 16)]
     assert any(line.endswith(": chatting with friends") for line in lines)
-    party = report["diffusion"]["seeds"]["party"]  # the fake never passes the news on
-    assert [k["agent"] for k in party["knowers"]] == ["isabella"]
-    assert [p["count"] for p in party["over_time"]] == [1] * 7
-    assert party["knowers"][0]["memory"]["source"] == "AUTHOR"
+    # the fake never words the news; Isabella's first line says it plainly (line intents)
+    party = report["diffusion"]["seeds"]["party"]
+    assert [k["agent"] for k in party["knowers"]] == ["isabella", "maria"]
+    assert [p["count"] for p in party["over_time"]] == [1] + [2] * 6
+    holder, heard = party["knowers"]
+    assert holder["memory"]["source"] == "AUTHOR"
+    assert (heard["memory"]["source"], heard["memory"]["source_agent"]) == ("HEARD", "isabella")
+    assert "Hi Maria! I am throwing a Valentine's Day party" in heard["memory"]["description"]
+    opener = report["conversations"][0]["lines"][0]
+    assert (opener["speaker"], opener["intent"]) == ("isabella", "news, said plainly")
     density = report["network_density"]
     assert density["start"] == 0.3333  # Isabella and Maria, from backstory
     order = ["isabella", "maria", "sam"]
     for talk in report["conversations"]:  # who talked know each other at the end
         assert sorted(talk["participants"], key=order.index) in density["edges_end"]
+    # at the end every agent is interviewed on every seed, and the party's claim chains read
+    for seed in report["diffusion"]["seeds"].values():
+        asked = seed["interview"]
+        assert [a["agent"] for a in asked["answers"]] == order and asked["question"]
+        assert all(a["answer"] for a in asked["answers"])
+    answers = party["interview"]["answers"]
+    assert [a["chain"] for a in answers] == [["isabella"], ["isabella", "maria"], []]
+    assert report["hallucinations"]["answers"] == 6
+    views = report["relationships"]["agents"]
+    assert [v["other"] for v in views["isabella"]] == ["maria"] and views["sam"] == []
+    assert report["relationships"]["talked_density"] == 0.3333
     calls = report["model_calls"]
     assert calls["total"] > 0
     assert calls["awake_agent_hours"] == 3.0  # the fake's plan never sleeps in the day
@@ -126,3 +144,18 @@ def test_big_ticks_are_split_within_the_servers_limits() -> None:
     ]
     assert [len(b) for b in batches(items)] == [2, 2, 1]
     assert [len(b) for b in batches([pb.AgentTick(agent_id="a")] * 300)] == [256, 44]
+
+
+def test_the_closing_interviews_ask_everyone_and_store_nothing(server: RunningServer) -> None:
+    town = load_town()
+    cast = load_cast(town).first(2)
+    console = Console(io.StringIO(), {}, town.name)
+    simulation = Simulation(server.stub, town, cast, Plan(T0, 0.5), console)
+    simulation.setup()
+    record = simulation.run()
+    assert {s: set(a) for s, a in record.interviews.items()} == {"party": {"isabella", "maria"}}
+    for member in cast.members:
+        page = server.stub.ListMemories(
+            pb.ListMemoriesRequest(world_id="smallville", agent_id=member.agent_id, page_size=500)
+        )
+        assert len(page.memories) == len(record.streams[member.agent_id])

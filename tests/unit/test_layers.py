@@ -27,10 +27,13 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.plan.choices",
         "npc_brain.mind.talk.answers",
         "npc_brain.mind.talk.carry",
+        "npc_brain.mind.talk.intent",
+        "npc_brain.mind.talk.contradict",
     ),
     ("npc_brain.mind.state", "npc_brain.mind.usage"),
     ("npc_brain.mind.world",),
     ("npc_brain.mind.faculties",),
+    ("npc_brain.mind.talk.relations",),
     ("npc_brain.mind.plan.composer",),
     (
         "npc_brain.mind.perceive",

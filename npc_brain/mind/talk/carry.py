@@ -21,7 +21,7 @@ from collections.abc import Sequence, Set
 import numpy as np
 from numpy.typing import NDArray
 
-from npc_brain.memory.records import MemoryKind, MemoryRecord
+from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
 from npc_brain.mind.talk.answers import key_terms
 
 CARRIES = 0.5
@@ -34,6 +34,11 @@ def spoken(memory: MemoryRecord) -> str:
     if memory.kind == MemoryKind.DIALOGUE and (match := _QUOTED.match(memory.description)):
         return match.group(1)
     return memory.description
+
+
+def own_line(memory: MemoryRecord) -> bool:
+    """Whether a memory is its agent's record of a line it said itself."""
+    return memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.SEEN
 
 
 def name_terms(names: Sequence[str]) -> set[str]:

@@ -1,18 +1,26 @@
 """NPC-to-NPC conversations, turn by turn.
 
+Code chooses what each line is for before the model words it (`line_intents`,
+talk/intent.py): an answer, news the listener lacks, a question, small talk; a line
+meant to pass news or an answer on that does not is drawn again, then said plainly.
+Each speaker's prompt gives its view of the listener first (talk/relations.py). A
+parroted or unusable line, or one that gives away what the speaker may not tell the
+listener, is drawn again with another seed; one that stays so ends the conversation. A
+speaker's prompt holds only memories it may tell the listener, and leaves out the news
+the two have told each other already.
+
 Both agents remember every line, what each heard carrying the speaker as its source,
-then write the paper's post-conversation thoughts (THOUGHT memories) and plan the rest
-of their day again. A parroted or unusable line, or one that gives away what the speaker
-may not tell the listener, is drawn again with another seed; one that stays so ends the
-conversation. A speaker's prompt holds only memories it may tell the listener, and
-leaves out the news the two have told each other already. A line that passes on one of
-the speaker's memories is recorded as a claim told (memory/claims.py): the listener's
-memory of the line holds it, one hop further from its first holder, and is no more
-tellable than what it carried (Sharing.passed_on).
+then write the paper's post-conversation thoughts (THOUGHT memories) and their new view
+of each other, and plan the rest of their day again. A line that passes on one of the
+speaker's memories is recorded as a claim told (memory/claims.py): the listener's
+memory of the line holds it, one hop further from its first holder, is no more
+tellable than what it carried (Sharing.passed_on), and is weighed against what the
+listener held (News.weigh: contradictions).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from npc_brain.action import Action, Line
@@ -23,11 +31,23 @@ from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord,
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.reflect.prompts import Insight
+from npc_brain.mind.talk.carry import CARRIES, name_terms, own_line
+from npc_brain.mind.talk.intent import (
+    SMALL_TALK,
+    Intent,
+    IntentKind,
+    answering,
+    carries_words,
+    choose,
+    plain_line,
+)
 from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
+from npc_brain.mind.talk.relations import last_open_line, relationship, renew_relationship
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
+log = logging.getLogger(__name__)
 CHAT_EMOJI = "💬"
 TURN_ATTEMPTS = 3  # a parroted or unusable line is drawn again, twice at most
 Turn = tuple[Line | None, Completion]
@@ -59,35 +79,57 @@ class Conversations:
         self, world: World, first: AgentRecord, second: AgentRecord, game_time: GameTime
     ) -> list[Line]:
         quiet = game_time + self._f.settings.conversation_cooldown_minutes * 60
-        for a, b in ((first, second), (second, first)):
+        pairs = ((first, second), (second, first))
+        for a, b in pairs:
             world.mind(a.agent_id).quiet_until[b.agent_id] = quiet
         names = {a.agent_id: a.persona.name for a in (first, second)}
-        relationship = {
+        known = {
             a.agent_id: self._news.unexchanged(
                 world,
                 a.agent_id,
                 b.agent_id,
                 await self._f.context(world, a, game_time, b.persona.name, told_to=b.agent_id),
             )
-            for a, b in ((first, second), (second, first))
+            for a, b in pairs
         }
+        views = {a.agent_id: relationship(world, a.agent_id, b.agent_id) for a, b in pairs}
+        intents = self._f.settings.line_intents
+        news = {
+            a.agent_id: await self._news.news_for(world, a, b, game_time) if intents else []
+            for a, b in pairs
+        }
+        asked: set[str] = set()
         lines: list[Line] = []
         carried: list[MemoryRecord | None] = []  # the speaker's memory each line passed on
         for turn in range(self._f.settings.max_conversation_turns):
-            speaker, listener = (first, second) if turn % 2 == 0 else (second, first)
-            memories = relationship[speaker.agent_id]
+            speaker, listener = pairs[turn % 2]
+            memories = known[speaker.agent_id]
+            said: list[MemoryRecord] = []
             if lines:  # and what the conversation so far brings to mind
                 said = await self._f.context(
                     world, speaker, game_time, lines[-1].text, told_to=listener.agent_id
                 )
                 memories = distinct([*memories, *said])
-            line = await self._next_line(world, speaker, listener, game_time, memories, lines)
-            if line is None:
-                break  # unusable lines, or lines parroting earlier ones, end it
-            lines.append(Line(speaker.agent_id, line.text, line.end_conversation))
-            carried.append(
-                await self._news.carried(world, line.text, memories, list(names.values()))
+            intent = SMALL_TALK
+            if intents:
+                intent = self._intent(speaker, listener, lines, said, news, asked, memories)
+                memories = distinct([*([intent.memory] if intent.memory else []), *memories])
+            view = views[speaker.agent_id]
+            drawn = await self._next_line(
+                world, speaker, listener, game_time, memories, lines, intent, view
             )
+            if drawn is None:
+                break  # unusable lines, or lines parroting earlier ones, end it
+            line, passed_on = drawn
+            lines.append(Line(speaker.agent_id, line.text, line.end_conversation, line.intent))
+            if passed_on is None:
+                passed_on = await self._news.carried(
+                    world, line.text, memories, list(names.values())
+                )
+            carried.append(passed_on)
+            if passed_on is not None:  # told now: no longer news for this listener
+                pending = news[speaker.agent_id]
+                news[speaker.agent_id] = [m for m in pending if m.memory_id != passed_on.memory_id]
             if line.end_conversation:
                 break
         if lines:
@@ -95,16 +137,50 @@ class Conversations:
                 a.agent_id: await self._remember(
                     world, a, b, lines, game_time, _sharing(a.agent_id, lines, carried)
                 )
-                for a, b in ((first, second), (second, first))
+                for a, b in pairs
             }
-            await self._record_claims(world, lines, carried, remembered, game_time)
-            for a, b in ((first, second), (second, first)):
+            await self._record_claims(
+                world, lines, carried, remembered, game_time, list(names.values())
+            )
+            for a, b in pairs:
                 thoughts = await self._think_over(
                     world, a, b, lines, names, remembered[a.agent_id], game_time
                 )
                 if a.planning_enabled:
                     await self._planner.revise(world, a, game_time, thoughts)
         return lines
+
+    def _intent(
+        self,
+        speaker: AgentRecord,
+        listener: AgentRecord,
+        lines: Sequence[Line],
+        said: Sequence[MemoryRecord],
+        news: dict[str, list[MemoryRecord]],
+        asked: set[str],
+        memories: Sequence[MemoryRecord],
+    ) -> Intent:
+        """What the speaker's next line is for (intent.choose): the listener's question
+        answered from what it brings to mind that bears on it (not the listener's own
+        words), news not yet told, else once a question about the listener's doings,
+        else small talk."""
+        question = lines[-1].text if lines else ""
+        theirs = [
+            m
+            for m in said
+            if not own_line(m)
+            and m.source.agent_id != listener.agent_id
+            and m.kind != MemoryKind.PLAN
+        ]
+        people = name_terms([speaker.persona.name, listener.persona.name])
+        answers = answering(question, theirs, people)
+        ask_about = ""
+        if speaker.agent_id not in asked:
+            ask_about = _doings(listener, memories)
+        chosen = choose(question, answers, news[speaker.agent_id], ask_about)
+        if chosen.kind == IntentKind.ASK:
+            asked.add(speaker.agent_id)
+        return chosen
 
     async def _record_claims(
         self,
@@ -113,8 +189,10 @@ class Conversations:
         carried: Sequence[MemoryRecord | None],
         remembered: dict[str, list[MemoryRecord]],
         game_time: GameTime,
+        names: Sequence[str],
     ) -> None:
-        """Records each line that passed on a memory as a claim told to the listener."""
+        """Records each line that passed on a memory as a claim told to the listener, and
+        weighs it against what the listener held (News.weigh)."""
         told = [(i, m) for i, m in enumerate(carried) if m is not None]
         if not told:
             return
@@ -134,7 +212,17 @@ class Conversations:
                     game_time,
                 )
             )
-        self._news.record(world, tellings)
+        claims = self._news.record(world, tellings)
+        for found in self._news.weigh(world, tellings, claims, names, game_time):
+            log.debug(
+                "%s: memory %s outweighed by %s (%s %.2f < %.2f)",
+                found.agent_id,
+                found.memory_id,
+                found.contradicts_id,
+                found.slot,
+                found.support,
+                found.against_support,
+            )
 
     async def _next_line(
         self,
@@ -144,9 +232,18 @@ class Conversations:
         game_time: GameTime,
         memories: Sequence[MemoryRecord],
         lines: Sequence[Line],
-    ) -> Line | None:
-        """The speaker's next line; a parroted or unusable one is drawn again with another
-        seed (TURN_ATTEMPTS draws at most), and None ends the conversation."""
+        intent: Intent = SMALL_TALK,
+        view: str = "",
+    ) -> tuple[Line, MemoryRecord | None] | None:
+        """The speaker's next line, and the memory it passes on when its intent was to
+        pass one on; a parroted or unusable line, one that gives away a secret, or one
+        that does not carry the intent (its words or its meaning) is drawn again with
+        another seed (TURN_ATTEMPTS draws at most). Then a line meant to pass on a
+        memory is said plainly (intent.plain_line); any other ends the conversation
+        (None)."""
+        names = [speaker.persona.name, listener.persona.name]
+        said = [x.text for x in lines]
+        instruction = intent.instruction(listener.persona.name) if intent.content else ""
         for attempt in range(TURN_ATTEMPTS):
 
             def turn(chat: ChatModel, seed: int = self._f.settings.seed + attempt) -> Turn:
@@ -159,6 +256,8 @@ class Conversations:
                     memories,
                     lines,
                     seed,
+                    instruction,
+                    view,
                 )
 
             line = await self._f.think(
@@ -166,13 +265,32 @@ class Conversations:
             )
             if line is None or _repeats(line.text, lines):
                 continue
-            names = [speaker.persona.name, listener.persona.name]
-            said = [x.text for x in lines]
-            if not await self._news.leaks(
+            if await self._news.leaks(
                 world, speaker.agent_id, listener.agent_id, line.text, said, names
             ):
-                return line
-        return None
+                continue
+            if await self._carries(intent, line.text, names):
+                _log_line(speaker, listener, intent, line.text, attempt)
+                label = intent.kind.value if self._f.settings.line_intents else ""
+                return Line("", line.text, line.end_conversation, label), intent.memory
+        if intent.memory is None:
+            return None
+        first = listener.persona.name.split()[0] if listener.persona.name.split() else ""
+        text = plain_line(intent, speaker.persona, first, opener=not lines)
+        if _repeats(text, lines) or await self._news.leaks(
+            world, speaker.agent_id, listener.agent_id, text, said, names
+        ):
+            return None
+        _log_line(speaker, listener, intent, text, TURN_ATTEMPTS)
+        return Line("", text, intent=f"{intent.kind.value}, said plainly"), intent.memory
+
+    async def _carries(self, intent: Intent, text: str, names: Sequence[str]) -> bool:
+        """Whether a line carries its intent: by its words (intent.carries_words), or by
+        its meaning (cosine to the intent's content at least CARRIES, set on MiniLM)."""
+        if carries_words(intent, text, name_terms(names)):
+            return True
+        vectors = await self._f.embed([text, intent.content])
+        return float(vectors[0] @ vectors[1]) >= CARRIES
 
     async def _think_over(
         self,
@@ -185,18 +303,30 @@ class Conversations:
         game_time: GameTime,
     ) -> list[MemoryRecord]:
         """Stores the agent's post-conversation thoughts, citing the conversation's lines
-        (`said`: the agent's memories of them)."""
-        thoughts = await self._f.think(
+        (`said`: the agent's memories of them), and its new view of the other."""
+        before = relationship(world, agent.agent_id, other.agent_id)
+        after = await self._f.think(
             world,
             agent,
             "dialogue",
             Priority.REFLECTION,
-            lambda chat: after_conversation(chat, agent.persona, other.persona.name, lines, names),
+            lambda chat: after_conversation(
+                chat, agent.persona, other.persona.name, lines, names, before
+            ),
             game_time=game_time,
         )
-        if not thoughts:
+        renew_relationship(
+            world,
+            agent.agent_id,
+            other.agent_id,
+            other.persona.name,
+            after.relationship,
+            last_open_line(other.agent_id, lines, said),
+            game_time,
+        )
+        if not after.thoughts:
             return []
-        insights = [Insight(thought, tuple(said)) for thought in thoughts]
+        insights = [Insight(thought, tuple(said)) for thought in after.thoughts]
         return await self._f.remember_insights(
             world, agent, insights, game_time, MemoryKind.THOUGHT
         )
@@ -258,6 +388,25 @@ def _sharing(
         else memory.sharing.passed_on(agent_id)
         for line, memory in zip(lines, carried, strict=True)
     ]
+
+
+def _doings(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
+    """What to ask the listener about: what the speaker last saw it doing, or its day."""
+    seen = [m for m in memories if m.subject == listener.agent_id]
+    latest = max(seen, key=lambda m: m.created, default=None)
+    first = listener.persona.name.split()[0] if listener.persona.name.split() else "them"
+    if latest is None:
+        return f"what {first} is doing today"
+    return f"what you saw: {latest.description}"
+
+
+def _log_line(
+    speaker: AgentRecord, listener: AgentRecord, intent: Intent, text: str, attempt: int
+) -> None:
+    how = "said plainly" if attempt >= TURN_ATTEMPTS else f"draw {attempt + 1}"
+    log.debug(
+        "%s to %s (%s; %s): %r", speaker.agent_id, listener.agent_id, intent.describe(), how, text
+    )
 
 
 def distinct(memories: Sequence[MemoryRecord]) -> list[MemoryRecord]:

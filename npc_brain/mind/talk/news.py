@@ -10,20 +10,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from npc_brain.memory.claims import Telling
-from npc_brain.memory.diffusion import holders_of
+from npc_brain.memory.contradictions import Contradiction
+from npc_brain.memory.diffusion import HOP_CONFIDENCE, holders_of
 from npc_brain.memory.records import (
     ANYONE,
+    GameTime,
     MemoryKind,
     MemoryRecord,
     Sharing,
     SourceKind,
 )
+from npc_brain.memory.retrieval import Weights
+from npc_brain.memory.stream import Query
 from npc_brain.mind.faculties import Faculties
-from npc_brain.mind.talk.carry import carried, name_terms, reveals, source_sentence, spoken
+from npc_brain.mind.talk.carry import (
+    carried,
+    name_terms,
+    own_line,
+    reveals,
+    source_sentence,
+    spoken,
+)
+from npc_brain.mind.talk.contradict import contradiction
+from npc_brain.mind.talk.intent import newsworthy
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
 REFUSAL = "I'd rather not talk about that."
+NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
+NEWS_KINDS = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE)
+ONLY_RELEVANCE = Weights(0.0, 0.0, 1.0)
+CONTRADICTION_CANDIDATES = 5  # memories nearest a claim heard that are checked against it
 
 
 class News:
@@ -39,11 +56,40 @@ class News:
         if any; its own earlier lines count only when they told a claim. `names`: the
         people talking."""
         linked = set(world.store.claims.of_memories([m.memory_id for m in memories]))
-        candidates = [m for m in memories if m.memory_id in linked or not _own_line(m)]
+        candidates = [m for m in memories if m.memory_id in linked or not own_line(m)]
         if not candidates:
             return None
         vectors = await self._f.embed([text, *(spoken(m) for m in candidates)])
         return carried(text, vectors[0], candidates, vectors[1:], name_terms(names), linked)
+
+    async def news_for(
+        self, world: World, speaker: AgentRecord, listener: AgentRecord, game_time: GameTime
+    ) -> list[MemoryRecord]:
+        """What the speaker could tell the listener as news, most important and recent
+        first: events someone told or wrote to the speaker, or lines that passed a
+        claim on to it (intent.newsworthy), that it may tell the listener, whose claim
+        the two have not exchanged and the listener does not hold already. None when
+        the speaker's memory is off."""
+        if not speaker.memory_enabled:
+            return []
+        found = await self._f.recall(
+            world,
+            speaker.agent_id,
+            game_time,
+            f"news for {listener.persona.name}",
+            3 * self._f.settings.context_memories,
+            NEWS_WEIGHTS,
+            NEWS_KINDS,
+            told_to=listener.agent_id,
+        )
+        name, book = listener.persona.name, world.store.claims
+        claims = book.of_memories([s.memory.memory_id for s in found])
+        memories = [
+            s.memory for s in found if newsworthy(s.memory, listener.agent_id, name, claims.keys())
+        ]
+        fresh = self.unexchanged(world, speaker.agent_id, listener.agent_id, memories)
+        known = {r.claim_id for r in book.held_by(listener.agent_id)}
+        return [m for m in fresh if claims.get(m.memory_id) not in known]
 
     def withholds(self, world: World, agent_id: str, listener: str) -> bool:
         """Whether the agent holds anything it may not tell `listener`."""
@@ -103,6 +149,75 @@ class News:
         """Stores who told whom which claim (durably); the claim ids."""
         return world.store.claims.record(tellings) if tellings else []
 
+    def weigh(
+        self,
+        world: World,
+        tellings: Sequence[Telling],
+        claim_ids: Sequence[int],
+        names: Sequence[str],
+        game_time: GameTime,
+    ) -> list[Contradiction]:
+        """Each told claim that contradicts another memory of its listener about the same
+        thing (talk/contradict.py: a different time, date or weekday): the less
+        supported of the two is recorded, linked to the other (a tie: the claim just
+        heard), and recall leaves it out from then on. Support: the listener's
+        confidence in a claim (WhoKnows), 1 for what it saw or was written, HOP_CONFIDENCE
+        for a line heard that holds no claim."""
+        found = []
+        people = name_terms(names)
+        for telling, claim_id in zip(tellings, claim_ids, strict=True):
+            stream = world.stream(telling.listener)
+            heard = stream.get(telling.listener_line)
+            if heard is None:
+                continue
+            query = Query(telling.vector, game_time, CONTRADICTION_CANDIDATES, ONLY_RELEVANCE, 1.0)
+            for scored in stream.retrieve(query):
+                other = scored.memory
+                if other.memory_id == heard.memory_id or own_line(other):
+                    continue
+                slot = contradiction(spoken(heard), spoken(other), people)
+                if slot:
+                    pair = (heard, claim_id, other)
+                    found.append(self._weighed(world, telling.listener, pair, slot, game_time))
+                    break
+        for item in found:
+            world.store.contradictions.record(item)
+        return found
+
+    def _weighed(
+        self,
+        world: World,
+        agent_id: str,
+        pair: tuple[MemoryRecord, int, MemoryRecord],
+        slot: str,
+        game_time: GameTime,
+    ) -> Contradiction:
+        """The contradiction between a claim just heard (its memory and claim) and
+        another memory of the agent, the less supported one first."""
+        heard, claim_id, other = pair
+        new = self.support(world, agent_id, heard, claim_id)
+        old = self.support(world, agent_id, other)
+        if old >= new:
+            return Contradiction(
+                agent_id, heard.memory_id, other.memory_id, slot, new, old, game_time
+            )
+        return Contradiction(agent_id, other.memory_id, heard.memory_id, slot, old, new, game_time)
+
+    def support(
+        self, world: World, agent_id: str, memory: MemoryRecord, claim_id: int | None = None
+    ) -> float:
+        """How well the agent's memory is supported: its confidence in the claim it holds
+        (noisy-or over its sources), else 1 for what it saw or was written, and one hop's
+        confidence for a line it heard."""
+        claims = world.store.claims
+        if claim_id is None:
+            claim_id = claims.of_memories([memory.memory_id]).get(memory.memory_id)
+        if claim_id is not None:
+            for holder in holders_of(claims.holders(claim_id)):
+                if holder.agent_id == agent_id:
+                    return holder.confidence
+        return HOP_CONFIDENCE if memory.source.kind == SourceKind.HEARD else 1.0
+
     def exchanged(self, world: World, a: str, b: str) -> set[int]:
         """The claims `a` and `b` have told each other: not news between them."""
         return world.store.claims.exchanged(a, b)
@@ -119,10 +234,16 @@ class News:
 
     async def source_of(self, world: World, agent: AgentRecord, text: str) -> str:
         """A sentence naming where the agent heard what `text` says ("I heard it from
-        Klaus, who heard it from Isabella."), when it carries a claim the agent heard and
-        does not name its teller already; else ''."""
+        Klaus, who heard it from Isabella."), when it carries a claim the agent heard (and
+        no better-supported memory contradicts) and does not name its teller already;
+        else ''."""
         claims = world.store.claims
-        heard = {r.memory_id: r.claim_id for r in claims.held_by(agent.agent_id) if r.from_agent_id}
+        outweighed = world.store.contradictions.outweighed(agent.agent_id)
+        heard = {
+            r.memory_id: r.claim_id
+            for r in claims.held_by(agent.agent_id)
+            if r.from_agent_id and r.memory_id not in outweighed
+        }
         stream = world.stream(agent.agent_id)
         memories = [m for i in heard if (m := stream.get(i)) is not None]
         memory = await self.carried(world, text, memories, [agent.persona.name])
@@ -142,8 +263,3 @@ class News:
     def _name(self, world: World, agent_id: str) -> str:
         other = world.store.get_agent(agent_id)
         return other.persona.name if other is not None else agent_id
-
-
-def _own_line(memory: MemoryRecord) -> bool:
-    """Whether a memory is its agent's record of a line it said itself."""
-    return memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.SEEN

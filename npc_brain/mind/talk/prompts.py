@@ -214,17 +214,23 @@ def conversation_turn(
     memories: Sequence[MemoryRecord],
     so_far: Sequence[Line],
     seed: int | None = None,
+    intent: str = "",
+    relationship: str = "",
 ) -> tuple[Line | None, Completion]:
     """The speaker's next line (None when the answer is unusable), given what the speaker
-    remembers about the listener and about the conversation so far. The conversation is
-    laid out as a chat: the listener's lines as the user's, the speaker's own as the
-    assistant's, which is the form small chat models follow best. `seed`: the sampling
-    seed (None: the model's own)."""
+    thinks of the listener (`relationship`), remembers, and the conversation so far.
+    `intent`: what code chose the line to say (mind/talk/intent.py), else the speaker
+    brings up what is on its mind. The conversation is laid out as a chat: the
+    listener's lines as the user's, the speaker's own as the assistant's, which is the
+    form small chat models follow best. `seed`: the sampling seed (None: the model's
+    own)."""
+    view = f"What you think of {listener_name}: {relationship}\n" if relationship else ""
+    goal = intent or "bring up what is on your mind."
     system = (
         f"You are {speaker.name}.\n{speaker.describe()}\n\nIt is {clock(now)}.\n"
-        f"You remember:\n{bullet_memories(memories)}\n\nYou are talking with "
-        f"{listener_name}. Stay in character and say one short sentence; bring up what "
-        f"is on your mind. Answer with JSON."
+        f"{view}You remember:\n{bullet_memories(memories)}\n\nYou are talking with "
+        f"{listener_name}. Stay in character and say one short sentence. {goal} "
+        f"Answer with JSON."
     )
     # The meeting opens as the listener's greeting: small models answer a line far better
     # than they start one. It frames the prompt only; it is never stored as said.
@@ -255,8 +261,9 @@ _THOUGHT_WORDS = "[A-Za-z0-9 ,'-]{6,150}[.]$"
 
 
 def thoughts_schema(other_first_name: str = "") -> dict[str, object]:
-    """Two sentences of the agent's own: what it means to do ("I ..."), and a memo about
-    the other ("Klaus ...": never one of the other's lines taken as its own belief)."""
+    """Three sentences of the agent's own: what it means to do ("I ..."), a memo about
+    the other ("Klaus ...": never one of the other's lines taken as its own belief), and
+    how it stands with the other ("Klaus and I ...")."""
     other = re.escape(other_first_name) if other_first_name.isascii() else ""
     return {
         "type": "object",
@@ -266,9 +273,22 @@ def thoughts_schema(other_first_name: str = "") -> dict[str, object]:
                 "type": "string",
                 "pattern": f"^{other} {_THOUGHT_WORDS}" if other else f"^[A-Z]{_THOUGHT_WORDS}",
             },
+            "relationship": {
+                "type": "string",
+                "pattern": f"^{other or '[A-Z][a-z]+'} and I {_THOUGHT_WORDS}",
+            },
         },
-        "required": ["planning_thought", "memo"],
+        "required": ["planning_thought", "memo", "relationship"],
     }
+
+
+@dataclass(frozen=True)
+class Afterthoughts:
+    """What an agent makes of a conversation: its thoughts (to plan for, about the
+    other), and its relationship with the other in a sentence ('' when unusable)."""
+
+    thoughts: list[str]
+    relationship: str
 
 
 def after_conversation(
@@ -277,25 +297,39 @@ def after_conversation(
     other_name: str,
     lines: Sequence[Line],
     names: dict[str, str],
-) -> tuple[list[str], Completion]:
+    relationship: str = "",
+) -> tuple[Afterthoughts, Completion]:
     """The paper's post-conversation thoughts, from the agent's own point of view:
-    something to plan for, in the first person, and a memo about the other."""
+    something to plan for, in the first person, a memo about the other, and the agent's
+    relationship with the other, updated from what it was (`relationship`)."""
     transcript = "\n".join(f"{names.get(x.speaker_id, x.speaker_id)}: {x.text}" for x in lines)
     other_first = other_name.split()[0] if other_name.split() else other_name
+    before = f"Before it, you thought: {relationship}\n" if relationship else ""
     messages = [
         Message("system", f"You are {persona.name}.\n{persona.describe()}"),
         Message(
             "user",
-            f"Your conversation with {other_name}:\n{transcript}\n\nWrite, as "
+            f"Your conversation with {other_name}:\n{transcript}\n\n{before}Write, as "
             f"{persona.name}, one sentence starting with I about what you will do after "
-            f"this conversation, and one sentence starting with {other_first} about what "
-            f"you learnt about {other_first}. Answer with JSON.",
+            f"this conversation, one sentence starting with {other_first} about what "
+            f"you learnt about {other_first}, and one sentence starting with "
+            f"{other_first} and I about how you two stand now. Answer with JSON.",
         ),
     ]
-    completion = chat.complete(messages, max_tokens=160, schema=thoughts_schema(other_first))
+    schema = thoughts_schema(other_first)
+    completion = chat.complete(messages, max_tokens=240, schema=schema)
     try:
         answer = json.loads(completion.text)
         thoughts = [answer["planning_thought"], answer["memo"]]
     except (ValueError, KeyError, TypeError):
-        return [], completion
-    return [t.strip() for t in thoughts if isinstance(t, str) and t.strip()], completion
+        return Afterthoughts([], ""), completion
+    bond = answer.get("relationship")
+    pattern = schema["properties"]["relationship"]["pattern"]  # type: ignore[index]
+    usable = isinstance(bond, str) and re.match(pattern, bond.strip()) is not None
+    return (
+        Afterthoughts(
+            [t.strip() for t in thoughts if isinstance(t, str) and t.strip()],
+            bond.strip() if usable and isinstance(bond, str) else "",
+        ),
+        completion,
+    )

@@ -4,11 +4,12 @@ With `grounded_replies` (the default) the question is first understood without a
 call: its topic (the paper's interview categories: self, a person, plans, memory, news,
 reflections) is the nearest of a few anchor sentences, and the people it names are
 looked up. The facts the reply should rest on are then gathered for that topic (the
-persona, memories of the person, today's plan, recent memories, important news, the
-agent's reflections; the agent's ablation switches apply) and given to the model. The
-reply streams as it is written; if it is degenerate or names none of the facts it is
-drawn again (not streamed: the final Utterance is the reply as stored), then replaced
-by a plain sentence built from the best fact, or an honest "I don't know".
+persona, what the agent thinks of the person and its memories of them, today's plan,
+recent memories, important news, the agent's reflections; the agent's ablation
+switches apply) and given to the model. The reply streams as it is written; if it is
+degenerate or names none of the facts it is drawn again (not streamed: the final
+Utterance is the reply as stored), then replaced by a plain sentence built from the
+best fact, or an honest "I don't know".
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ from npc_brain.mind.talk.answers import (
     plain_answer,
     trimmed,
 )
-from npc_brain.mind.talk.news import News
+from npc_brain.mind.talk.news import NEWS_WEIGHTS, News
 from npc_brain.mind.talk.prompts import Reply, fact_messages, reply_messages, stream_reply
+from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -47,7 +49,6 @@ FACTS = 5
 # MiniLM cosine from which a memory bears on a question: questions that memories answer
 # scored 0.51-0.83 with them, unrelated questions 0.30-0.32 (bench/interview.py's set).
 RELEVANT = 0.4
-NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 _GENERIC = key_terms(
     "anything special happening town week news new heard event plans doing going yesterday "
     "lately talk talked done happened recently"
@@ -157,7 +158,9 @@ class Replies:
             if agent_id not in (agent.agent_id, speaker_id)
             and (other := world.store.get_agent(agent_id)) is not None
         }
-        for named in names_in(utterance, people):
+        for named in names_in(utterance, people):  # what the agent thinks of them first
+            view = relationship(world, agent.agent_id, named)
+            found += [view] if view else []
             found += await recall(people[named], 3)
         off = {MemoryKind.REFLECTION} if not agent.reflection_enabled else set()
         off |= {MemoryKind.PLAN} if not agent.planning_enabled else set()

@@ -332,6 +332,7 @@ def agent_page(
         _notice(notice) + f"<h1>{h(p.name)} <small class=muted>{h(agent.agent_id)}</small></h1>"
         f'<div class="columns"><section><h2>Persona</h2><dl class="facts">{persona}</dl>'
         f"</section><section><h2>Now</h2>{_now(world_id, view)}</section></div>"
+        f"{_relationships(world_id, agent)}"
         f"<section><h2>Why this memory?</h2>{why_form(world_id, agent.agent_id, view)}"
         "</section>"
         f"<section><h2>Memory stream <small class=muted>({view.memories} memories, oldest "
@@ -343,6 +344,22 @@ def agent_page(
         (link("agent", world=world_id, agent=agent.agent_id), p.name or agent.agent_id),
     ]
     return layout(p.name or agent.agent_id, crumbs, body)
+
+
+def _relationships(world_id: str, agent: pb.Agent) -> str:
+    """What the agent thinks of each agent it talked with (GetAgent's relationships)."""
+    rows = "".join(
+        f'<li><a href="{link("agent", world=world_id, agent=r.other_agent_id)}">'
+        f"{h(r.other_agent_id)}</a>: {h(r.summary)} <small class=muted>({r.conversations} "
+        f"conversation{'' if r.conversations == 1 else 's'})</small></li>"
+        for r in agent.relationships
+    )
+    shown = (
+        f'<ul id="relationships">{rows}</ul>'
+        if rows
+        else ('<p class="muted" id="relationships">No conversation yet.</p>')
+    )
+    return f"<section><h2>Relationships</h2>{shown}</section>"
 
 
 def _notice(notice: str) -> str:

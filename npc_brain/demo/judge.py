@@ -1,0 +1,90 @@
+"""Judging an interview answer against a seed's facts (host, place, date), as the paper
+judged its agents' answers. Pure.
+
+An answer is about the seed when it holds a key phrase or states two of its facts; only
+then is it judged. It states a fact rightly when it holds one of the fact's phrases that
+the question did not, and wrongly when it names instead another agent (host), another
+place of the town (place), or another date or time (date). The source sentence a
+holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
+names tellers, not hosts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from npc_brain.demo.cast import Seed
+
+_SOURCE = re.compile(r"I heard it from [^.]*\.")
+_FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
+_WHEN = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
+    r"|today|next week|\d{1,2}(?::\d\d)?\s?(?:am|pm)|\d{1,2}(?:st|nd|rd|th))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What an answer says about a seed: the facts it states rightly and wrongly."""
+
+    right: tuple[str, ...]
+    wrong: tuple[str, ...]
+
+    @property
+    def knows(self) -> bool:
+        """It states a fact rightly and none wrongly."""
+        return bool(self.right) and not self.wrong
+
+    @property
+    def claims(self) -> bool:
+        """It says something about the seed, right or wrong."""
+        return bool(self.right or self.wrong)
+
+
+def judge(
+    answer: str,
+    seed: Seed,
+    people: Mapping[str, str],
+    places: Sequence[str],
+    speaker: str = "",
+) -> Verdict:
+    """The verdict on `answer` to `seed.question`; `people`: agent id -> name (the
+    others), `places`: the town's place names, `speaker`: the answering agent's name (a
+    host speaking of itself says "I" or "my")."""
+    text = _SOURCE.sub("", answer)
+    asked = seed.question.lower()
+    right, wrong = [], []
+    for name, phrases in seed.facts:
+        said = any(_has(text, p) and p.lower() not in asked for p in phrases)
+        host_itself = name == "host" and any(_names(speaker, p) for p in phrases)
+        if said or (host_itself and _FIRST.search(text) is not None):
+            right.append(name)
+    if not (seed.mentioned_in(text) or len(right) > 1):
+        return Verdict((), ())  # not about the seed: "I own Hobbs Cafe" knows no party
+    for name, _ in seed.facts:
+        if name in right:
+            continue
+        if name == "host":
+            others = [n for n in people.values() if _names(text, n)]
+            stated = bool(others)
+        elif name == "place":
+            stated = any(_has(text, place) for place in places)
+        else:
+            stated = _WHEN.search(text) is not None
+        if stated:
+            wrong.append(name)
+    return Verdict(tuple(right), tuple(wrong))
+
+
+def _has(text: str, phrase: str) -> bool:
+    return re.search(rf"\b{re.escape(phrase)}\b", text, re.IGNORECASE) is not None
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether the text names the person, by full or first name."""
+    first = name.split()[0] if name.split() else name
+    return _has(text, name) or (len(first) > 2 and _has(text, first))

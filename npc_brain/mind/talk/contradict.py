@@ -1,0 +1,62 @@
+"""Whether two claims contradict each other: the same subject, a different time or date
+("the party at Hobbs Cafe at 5 pm" against "... at 6 pm"). Pure.
+
+Two texts are about the same thing when, their times and dates aside, most of the
+content words of the shorter are in the other (SAME_SUBJECT, besides the people's
+names; "Isabella's" is "Isabella"). They contradict when both state a value of the
+same slot (a clock time, a date, a weekday) and no value is the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set
+
+from npc_brain.mind.talk.answers import key_terms
+
+SAME_SUBJECT = 0.6  # share of the shorter text's content words the other must hold
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d\d))?\s?(am|pm)\b", re.IGNORECASE)
+_DATE = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.IGNORECASE)
+_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
+
+
+def slots(text: str) -> dict[str, set[str]]:
+    """The values a text states: clock times ('17:00'), dates ('february 14'), weekdays."""
+    times = {
+        f"{(int(h) % 12) + (12 if half.lower() == 'pm' else 0):02d}:{m or '00'}"
+        for h, m, half in _TIME.findall(text)
+    }
+    dates = {f"{month.lower()} {int(day)}" for month, day in _DATE.findall(text)}
+    days = {d.lower() for d in _WEEKDAY.findall(text)}
+    found = {"time": times, "date": dates, "weekday": days}
+    return {slot: values for slot, values in found.items() if values}
+
+
+def contradiction(a: str, b: str, names: Set[str] = frozenset()) -> str:
+    """The slot in which `a` and `b` disagree about the same thing ('' if they do not):
+    'time', 'date' or 'weekday'."""
+    if not _same_subject(a, b, names):
+        return ""
+    ours, theirs = slots(a), slots(b)
+    for slot in ("date", "time", "weekday"):
+        if ours.get(slot) and theirs.get(slot) and not ours[slot] & theirs[slot]:
+            return slot
+    return ""
+
+
+def _same_subject(a: str, b: str, names: Set[str]) -> bool:
+    plain_a, plain_b = (_without_slots(t) for t in (a, b))
+    terms_a, terms_b = (
+        {w.removesuffix("'s") for w in key_terms(t)} - names for t in (plain_a, plain_b)
+    )
+    shorter = min(terms_a, terms_b, key=len)
+    if not shorter:
+        return False
+    return len(terms_a & terms_b) >= SAME_SUBJECT * len(shorter)
+
+
+def _without_slots(text: str) -> str:
+    for pattern in (_TIME, _DATE, _WEEKDAY):
+        text = pattern.sub(" ", text)
+    return text

@@ -1,0 +1,161 @@
+"""What a line of an NPC conversation is for, chosen by code before the model words it.
+
+A small model cannot be trusted to decide what is worth saying and to say it in one
+step, so the two are split: code picks the line's intent from the speaker's memory
+(news the listener is not known to know, an answer to what was just asked, a question,
+or small talk) and the prompt asks the model to word it. A line meant to pass news or
+an answer on must carry it (`carries_words`, or its meaning: Conversations checks);
+one that does not is drawn again, then replaced by `plain_line`, built from the memory
+itself. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence, Set
+from dataclasses import dataclass
+from enum import Enum
+
+from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
+from npc_brain.mind.talk.answers import DONT_KNOW, key_terms, names_in, plain_answer
+from npc_brain.mind.talk.carry import spoken
+from npc_brain.persona import Persona
+
+NOTABLE = 7.0  # the importance from which an event the speaker saw is news
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b[^,!.?]{0,40}[,!.]\s*", re.IGNORECASE)
+_DOING = re.compile(r"\b(?:is|are|was|were|be|will)\s+(?:\w+ly\s+)?\w+ing\b|\bwill\s+\w+", re.I)
+_WHEN = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
+    r"|today|next week|this week|\d{1,2}\s?(?:am|pm))\b",
+    re.I,
+)
+
+
+class IntentKind(Enum):
+    NEWS = "news"  # tell the listener something it is not known to know
+    ANSWER = "answer"  # answer what the listener just asked
+    ASK = "ask"  # ask the listener about something
+    SMALL_TALK = "small talk"
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A line's purpose; `content` is what it should carry (a memory's words, or what
+    to ask about), `memory` the speaker's memory it comes from."""
+
+    kind: IntentKind
+    content: str = ""
+    memory: MemoryRecord | None = None
+
+    def instruction(self, listener: str) -> str:
+        """What the prompt asks the model to say."""
+        if self.kind == IntentKind.NEWS:
+            return f"Tell {listener} this news in your own words: {self.content}"
+        if self.kind == IntentKind.ANSWER:
+            return f"Answer {listener}'s question with what you know: {self.content}"
+        if self.kind == IntentKind.ASK:
+            return f"Ask {listener} a question about {self.content}."
+        return f"Make friendly small talk with {listener}."
+
+    def describe(self) -> str:
+        """The intent as a log shows it."""
+        return f"{self.kind.value}: {self.content}" if self.content else self.kind.value
+
+
+SMALL_TALK = Intent(IntentKind.SMALL_TALK)
+
+
+def newsworthy(
+    memory: MemoryRecord, listener_id: str, listener_name: str, claimed: Set[int] = frozenset()
+) -> bool:
+    """Whether a memory is news one may bring to the listener: a line someone said that
+    passed a claim on (its id in `claimed`), or an event (`eventful`) someone told or
+    wrote, or a NOTABLE one the speaker saw (not a sighting of someone, a standing fact,
+    a plan or one's own line); not from the listener, and not about it (naming it: a
+    surprise for the listener is no news to bring it)."""
+    source = memory.source
+    if memory.kind == MemoryKind.DIALOGUE:
+        told = source.kind == SourceKind.HEARD and memory.memory_id in claimed
+    else:
+        seen = source.kind == SourceKind.SEEN
+        sighting = seen and (bool(memory.subject) or memory.importance < NOTABLE)
+        told = memory.kind == MemoryKind.OBSERVATION and not sighting
+        told = told and eventful(memory.description)
+    if not told:
+        return False
+    if source.agent_id == listener_id or memory.subject == listener_id:
+        return False
+    return not names_in(spoken(memory), {listener_id: listener_name})
+
+
+def eventful(text: str) -> bool:
+    """Whether a text tells of an event: someone doing or going to do something ("is
+    throwing a party", "will open"), or something at a time (a date, a weekday, "5
+    pm", "tomorrow"), not a standing fact ("Mei is John's wife")."""
+    return bool(_DOING.search(text) or _WHEN.search(text))
+
+
+def answering(
+    question: str, memories: Sequence[MemoryRecord], names: set[str]
+) -> list[MemoryRecord]:
+    """The memories that bear on a question: they share a content word with it besides
+    the people's `names`."""
+    asked = key_terms(question) - names
+    return [m for m in memories if asked & key_terms(spoken(m))]
+
+
+def choose(
+    question: str,
+    answers: Sequence[MemoryRecord],
+    news: Sequence[MemoryRecord],
+    ask_about: str,
+) -> Intent:
+    """The next line's intent: an answer when the listener's last line (`question`) asks
+    something (from the first of `answers`, the memories it brings to mind), else the
+    first of `news`, else a question about `ask_about`, else small talk."""
+    if question.rstrip().endswith("?") and answers:
+        return Intent(IntentKind.ANSWER, ungreeted(spoken(answers[0])), answers[0])
+    if news:
+        return Intent(IntentKind.NEWS, ungreeted(spoken(news[0])), news[0])
+    if ask_about:
+        return Intent(IntentKind.ASK, ask_about)
+    return SMALL_TALK
+
+
+def carries_words(intent: Intent, text: str, names: set[str]) -> bool:
+    """Whether `text` says what the intent is for, by its words: for news and answers,
+    two of the content's words besides the people's `names` (all, if it has fewer). A
+    question or small talk is only suggested to the model: any usable line does."""
+    if intent.memory is None:
+        return True
+    wanted = key_terms(intent.content) - names
+    said = key_terms(text) & wanted
+    return bool(said) and len(said) >= min(2, len(wanted))
+
+
+def plain_line(intent: Intent, speaker: Persona, listener_first: str, opener: bool) -> str:
+    """A plain line that carries the intent, built from its memory: the fallback when no
+    draw of the model does. `opener`: the conversation's first line, which greets."""
+    greeting = f"Hi {listener_first}! " if opener else ""
+    memory = intent.memory
+    if memory is None:
+        text = DONT_KNOW if intent.kind == IntentKind.ANSWER else "Good to see you."
+    elif memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.HEARD:
+        teller = memory.description.split(" said to ", 1)[0]
+        text = f'{teller} told me: "{_sentence(ungreeted(spoken(memory)))}"'
+    else:
+        text = plain_answer(speaker, memory.description)
+    return greeting + text
+
+
+def ungreeted(text: str) -> str:
+    """A line without the greeting it opened with ("Hi Maria! I am ..." -> "I am ..."):
+    passed on, the greeting is the wrong person's."""
+    rest = _GREETING.sub("", text, count=1)
+    return rest[:1].upper() + rest[1:] if rest else text
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."

@@ -1,0 +1,81 @@
+"""Interview answers judged against a seed's facts: right, wrong (host, place, date), or
+not about the seed at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from npc_brain.demo.cast import Seed
+from npc_brain.demo.judge import judge
+
+PARTY = Seed(
+    "party",
+    "Valentine's Day party",
+    "isabella",
+    "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14",
+    ("valentine", "party"),
+    "Is there a party coming up? Whose is it, where and when?",
+    (("host", ("Isabella",)), ("place", ("Hobbs Cafe",)), ("date", ("February 14", "5 pm"))),
+)
+PEOPLE = {"isabella": "Isabella Rodriguez", "klaus": "Klaus Mueller"}
+PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
+
+
+@pytest.mark.parametrize(
+    ("answer", "right", "wrong"),
+    [
+        (
+            "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14.",
+            ("host", "place", "date"),
+            (),
+        ),
+        (
+            "Yes, Isabella's party. I heard it from Klaus, who heard it from Isabella.",
+            ("host",),
+            (),
+        ),
+        ("Klaus is throwing a party at Hobbs Cafe.", ("place",), ("host",)),
+        ("Yes, a party at Hobbs Cafe. I heard it from Klaus.", ("place",), ()),  # a teller
+        ("Isabella's party is at the Rose and Crown Pub.", ("host",), ("place",)),
+        ("Isabella's party is on March 3.", ("host",), ("date",)),
+        ("Isabella's party starts at 8 pm at Hobbs Cafe.", ("host", "place"), ("date",)),
+        ("I don't know about any party.", (), ()),
+        ("I own Hobbs Cafe.", (), ()),  # not about the party: one fact, no key phrase
+        ("Hobbs Cafe, on February 14!", ("place", "date"), ()),  # two facts are enough
+    ],
+)
+def test_an_answer_states_the_seeds_facts_rightly_or_wrongly(
+    answer: str, right: tuple[str, ...], wrong: tuple[str, ...]
+) -> None:
+    verdict = judge(answer, PARTY, PEOPLE, PLACES)
+    assert (verdict.right, verdict.wrong) == (right, wrong)
+    assert verdict.knows is (bool(right) and not wrong)
+    assert verdict.claims is bool(right or wrong)
+
+
+def test_a_fact_the_question_gave_away_is_not_knowledge() -> None:
+    asked = Seed(
+        PARTY.seed_id,
+        "",
+        "isabella",
+        PARTY.memory,
+        ("party",),
+        "Is Isabella's party on?",
+        (("host", ("Isabella",)),),
+    )
+    assert not judge("Yes, Isabella's party is on.", asked, PEOPLE, PLACES).knows
+
+
+def test_a_host_speaking_of_itself_names_the_host() -> None:
+    mayor = Seed(
+        "mayor",
+        "",
+        "sam",
+        "Sam is running for mayor",
+        ("mayor",),
+        "Who runs for mayor?",
+        (("host", ("Sam",)),),
+    )
+    mine = judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Sam Moore")
+    assert mine.right == ("host",) and mine.knows
+    assert not judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Klaus Mueller").knows
