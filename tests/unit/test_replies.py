@@ -57,6 +57,9 @@ def test_a_reply_is_grounded_when_it_names_a_fact() -> None:
     assert grounded("I'd put out the burning breakfast.", [], fire, fire)
     assert not grounded("Your breakfast is burning!", [], fire, fire)
     assert not grounded("I like sunny days.", [], fire, fire)
+    # a time nobody gave is made up, however much else the reply shares with the fact
+    assert not grounded("My party at Hobbs Cafe starts at 10:00.", [PARTY])
+    assert grounded("My party at Hobbs Cafe is on the 14th.", [PARTY])
 
 
 def test_plain_answers_speak_in_the_first_person() -> None:
@@ -69,6 +72,9 @@ def test_plain_answers_speak_in_the_first_person() -> None:
     )
     assert plain_answer(ISABELLA, "Klaus studies at the library") == (
         "As far as I know, Klaus studies at the library."
+    )
+    assert plain_answer(ISABELLA, PARTY + ", and wants to invite everyone she meets") == (
+        "I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
     )
     assert plain_answer(ISABELLA, None) == DONT_KNOW
     assert plain_answer(ISABELLA, None, situation=True) == ON_IT
@@ -144,3 +150,23 @@ def test_a_situation_may_be_taken_up_without_facts_but_knowledge_may_not() -> No
     assert grounded("I would put out the fire at once!", [], "Your house is on fire!")
     assert not grounded("The mayor said the bridge is great.", [])
     assert grounded("I'm not sure, I haven't heard about it.", [])
+
+
+def test_the_fact_that_shares_the_question_s_words_comes_first(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = grounded_brain(tmp_path, chat)
+    wife = "Jennifer Moore is Sam Moore's wife, a painter"
+    mayor = "Sam Moore is running for mayor of the Ville"
+
+    async def facts() -> list[str]:
+        for text, importance in ((wife, 9), (mayor, 5)):
+            await brain.add_memory(
+                "", "isabella", T0, MemoryKind.OBSERVATION, Observation(text, importance=importance)
+            )
+        question = "Have you heard of anyone running for mayor? Who?"
+        world = brain._worlds.get("default")  # noqa: SLF001
+        agent = world.store.get_agent("isabella")
+        assert agent is not None
+        return await brain._minds._replies.facts(world, agent, T0, question, "news")  # noqa: SLF001
+
+    assert asyncio.run(facts())[0] == mayor

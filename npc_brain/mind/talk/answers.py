@@ -133,7 +133,10 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
     one that was `known` already (the question, the speaker's own name: echoing those
     proves nothing). With no facts, an honest "I don't know" is grounded, and so is a
     reply that takes up the `situation` it is asked to react to and adds to it (a reply
-    that only repeats the situation is no reaction)."""
+    that only repeats the situation is no reaction). A number (a time, a date) that
+    neither the facts nor the question hold is made up: not grounded."""
+    if _numbers(text) - _numbers(" ".join([*facts, known, situation])):
+        return False  # a time, date or count nobody gave: made up
     if not facts:
         low = text.lower()
         honest = any(w in low for w in ("not sure", "don't know", "no idea", "not heard"))
@@ -143,13 +146,17 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
     return any(said & key_terms(fact) for fact in facts)
 
 
+def _numbers(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text) if w.isdigit()}
+
+
 def plain_answer(persona: Persona, fact: str | None, situation: bool = False) -> str:
     """A plain first-person sentence from a fact ('Isabella Rodriguez is planning a
     party' -> 'I am planning a party.'); with none, an honest 'I don't know', or, asked
     to react to a `situation`, that the agent would see to it."""
     if not fact:
         return ON_IT if situation else DONT_KNOW
-    fact = fact.strip().rstrip(".")
+    fact = fact.strip().rstrip(".").split(", and ")[0]  # not a third-person afterthought
     for name in (persona.name, persona.name.split()[0] if persona.name else ""):
         if name and fact.startswith(name + "'s "):
             return f"My {fact[len(name) + 3 :]}."

@@ -129,8 +129,9 @@ class Replies:
         picks the sources (the persona for itself, the plan and plan memories for plans,
         conversations for memory, important memories for news, reflections), then come
         memories of the people it names and memories that bear on it (cosine at least
-        RELEVANT). A question none of whose words any of this holds gets no facts: the
-        honest answer is "I don't know". The agent's ablation switches apply."""
+        RELEVANT); those sharing most of the question's words go first. A question none
+        of whose words any of this holds gets no facts: the honest answer is "I don't
+        know". The agent's ablation switches apply."""
         persona = agent.persona
         own = _persona_facts(agent)
         if not agent.memory_enabled:
@@ -172,7 +173,12 @@ class Replies:
             found += [f for f, score in zip(related, likeness, strict=True) if score >= RELEVANT]
         if topic not in ("self", "situation", "reflection") and not _touches(utterance, found):
             return []
-        return list(dict.fromkeys(trimmed(f) for f in found))[:FACTS]
+        # Facts that share the question's own words come first (the check and the
+        # fallback rest on the first ones); otherwise the topic's order holds.
+        asked = key_terms(utterance) - _GENERIC
+        unique = list(dict.fromkeys(trimmed(f) for f in found))
+        unique.sort(key=lambda f: -len(key_terms(f) & asked))
+        return unique[:FACTS]
 
     async def topic(self, utterance: str) -> str:
         """The question's topic: the one whose anchor sentence is nearest."""
