@@ -206,11 +206,10 @@ class Settings:
         6, "lines in one conversation between agents at most", 2, 40
     )
     planner: str = _cognition(
-        "free",
-        "how days are planned: free (the model writes the plan, as in the paper) or "
-        "composed (the day laid out from the persona, its requirements and commitments; "
-        "the model chooses among options; to become the default once bench.days confirms "
-        "it on a quiet machine)",
+        "composed",
+        "how days are planned: composed (the day laid out from the persona, its "
+        "requirements and commitments; the model chooses among options) or free (the "
+        "model writes the plan, as in the paper)",
     )
     grounded_replies: bool = _cognition(
         True,

@@ -67,7 +67,9 @@ REQUIREMENT_THRESHOLD = 0.29
 SHARED_WORDS = 0.5  # a requirement is met when an action has >= half its content words
 
 IDLE_DESCRIPTIONS = ("going about the day", "idle")  # the planner's and actor's fallbacks
-TALKING = re.compile(r"^talking with [A-Z]")  # the server words a conversation so
+# A conversation or a wait for someone happens wherever the agent is (the server words
+# them so), so either fits any place.
+WHERE_IT_IS = re.compile(r"^(?:talking with|waiting for) [A-Z]")
 DEFINITION = (
     "Per agent, over the run's steps. Waking hours are the persona's (wake and bed "
     "times from its lifestyle); an agent is awake at a step when its action is not "
@@ -78,8 +80,8 @@ DEFINITION = (
     f">= {REQUIREMENT_THRESHOLD} with the requirement nearest to it). fitting_steps: "
     "awake steps doing an activity at a place that fits it (a content word shared with "
     f"the place or what it affords, embedding cosine >= {FIT_THRESHOLD}, or a "
-    "conversation, which fits anywhere). violations: steps asleep in waking hours, "
-    "doing what is not an activity, or at a place that does not fit. encounters: "
+    "conversation or a wait for someone, which fit anywhere). violations: steps asleep "
+    "in waking hours, doing what is not an activity, or at a place that does not fit. encounters: "
     "(step, pair of awake agents in the same arena)."
 )
 
@@ -169,9 +171,9 @@ def is_waking_hour(hour: int, skeleton: Skeleton) -> bool:
 
 
 def fits_by_words(description: str, address: str) -> bool:
-    """A conversation (it happens where the agents meet), or a content word shared
-    with the place's parts or what it affords."""
-    return bool(TALKING.match(description) or content_words(description) & place_words(address))
+    """A conversation or a wait for someone (they happen where the agent is), or a
+    content word shared with the place's parts or what it affords."""
+    return bool(WHERE_IT_IS.match(description) or content_words(description) & place_words(address))
 
 
 def meets_by_words(requirement: str, description: str, address: str = "") -> bool:

@@ -45,7 +45,7 @@ class DemoOptions:
     server: str | None = None
     world_id: str = "smallville"
     step_minutes: int = 10
-    planner: str | None = None  # the server's setting; None: its default (free for now)
+    planner: str | None = None  # the server's setting; None: its default (composed)
 
 
 def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:

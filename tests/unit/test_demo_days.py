@@ -109,6 +109,9 @@ def test_a_place_that_does_not_fit_is_a_violation() -> None:
     figures = day(("painting a watercolour", COUNTER), ("taking a walk", PARK))
     assert figures["violations_by_guard"]["place_does_not_fit"] == 1
     assert figures["fitting_steps"] == 0.5
+    # talking with someone or waiting for them happens wherever the agent is
+    where = day(("talking with Klaus Mueller", PARK), ("waiting for Sam Moore to finish", COUNTER))
+    assert where["fitting_steps"] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -304,7 +307,7 @@ def test_the_demo_passes_its_planner_to_the_server_it_starts(
 
     monkeypatch.setattr(run, "ChildServer", Child)
     assert build_parser().parse_args(["demo"]).planner is None
-    for argv, planner in ((["--planner", "composed"], "composed"), ([], "free")):
+    for argv, planner in ((["--planner", "free"], "free"), ([], "composed")):
         assert main(["demo", *argv, "--out", str(tmp_path / "out")]) == 1
         assert started[-1] == planner
     assert main(["demo", "--server", "127.0.0.1:1", "--planner", "free"]) == 1

@@ -90,6 +90,11 @@ def test_unusable_answers_mean_no_talk_and_carry_on() -> None:
     assert parse_reaction("nonsense").choice == "continue"
     assert parse_reaction('{"decision": "dance", "new_activity": "x"}').choice == "continue"
     assert parse_reaction('{"decision": "wait", "new_activity": "x"}').choice == "wait"
+    for no_activity in ("react", "10:00", "morning"):  # a new activity that is none
+        answer = f'{{"decision": "react", "new_activity": "{no_activity}"}}'
+        assert parse_reaction(answer).choice == "continue"
+    answer = '{"decision": "react", "new_activity": "greet Klaus"}'
+    assert parse_reaction(answer).new_activity == "greet Klaus"
     for odd in ("nonsense", '{"answer": "maybe"}', '{"answer": 1}', "[]"):
         talk, _ = decide_to_talk(ScriptedChat(default=odd), Persona("A"), T0, "", "B", "", [])
         assert talk is False

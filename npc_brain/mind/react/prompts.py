@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.mind.plan.prompts import ACTIVITY_PATTERN
+from npc_brain.mind.plan.skeleton import is_activity
 from npc_brain.mind.prompts import bullet_memories, clock, one_of
 from npc_brain.persona import Persona
 
@@ -103,4 +104,7 @@ def parse_reaction(text: str) -> Reaction:
         return Reaction("continue", "")
     if choice not in CHOICES or not isinstance(activity, str):
         return Reaction("continue", "")
-    return Reaction(choice, activity.strip())
+    activity = activity.strip()
+    if choice == "react" and (activity.lower() in CHOICES or not is_activity(activity)):
+        return Reaction("continue", "")  # "react", "10:00", "morning": no new activity
+    return Reaction(choice, activity)
