@@ -44,6 +44,8 @@ from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
 log = logging.getLogger(__name__)
+# What the question names: by relevance all but alone (a weight of 0 means the default).
+WORDS_WEIGHTS = Weights(0.01, 0.01, 1.0)
 REDRAWS = 2  # a refused reply is drawn again this many times, then replaced
 FACTS = 5
 # MiniLM cosine from which a memory bears on a question: questions that memories answer
@@ -171,11 +173,16 @@ class Replies:
             vectors = await self._f.embed([utterance, *related])
             likeness = vectors[1:] @ vectors[0]
             found += [f for f, score in zip(related, likeness, strict=True) if score >= RELEVANT]
+        # And memories of what the question names, found by its own words (a long day's
+        # memories bury "the party" under recent ones for the whole question).
+        asked = key_terms(utterance) - _GENERIC
+        if asked:
+            by_words = await recall(" ".join(sorted(asked)), 5, WORDS_WEIGHTS, kinds=kinds)
+            found += [f for f in by_words if key_terms(f) & asked]
         if topic not in ("self", "situation", "reflection") and not _touches(utterance, found):
             return []
         # Facts that share the question's own words come first (the check and the
         # fallback rest on the first ones); otherwise the topic's order holds.
-        asked = key_terms(utterance) - _GENERIC
         unique = list(dict.fromkeys(trimmed(f) for f in found))
         unique.sort(key=lambda f: -len(key_terms(f) & asked))
         return unique[:FACTS]
