@@ -156,6 +156,29 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
     assert chat.calls.count("line") == 7  # 2 fresh, a parrot drawn again, 3 parrots: the end
 
 
+def test_a_broken_line_is_drawn_again(tmp_path: Path) -> None:
+    chat = routed(
+        line=[
+            {"utterance": "Hi Klaus, how is the paper going?", "end_conversation": False},
+            {"utterance": "Sam Moore, Sam Moore, Sam Moore, Sam Moore!", "end_conversation": False},
+            {"utterance": "A: fine. Q: and you?", "end_conversation": False},
+            {"utterance": "It is going well, thank you.", "end_conversation": True},
+        ]
+    )
+    chat.queues["talk"] = [{"answer": "yes"}]
+    brain = make_brain(tmp_path, chat, planner="free")
+
+    async def scenario() -> list[str]:
+        await _town(brain)
+        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        return [line.text for line in result.action.chat]
+
+    assert asyncio.run(scenario()) == [
+        "Hi Klaus, how is the paper going?",
+        "It is going well, thank you.",
+    ]
+
+
 def test_a_revision_keeps_the_past_and_always_ends_in_sleep() -> None:
     plan = DayPlan(7, (Block(8, "opening the cafe"), Block(12, "lunch"), Block(22, "sleeping")))
     revised = parse_revision(json.dumps(REVISION), plan, 9)

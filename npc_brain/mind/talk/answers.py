@@ -101,23 +101,31 @@ def names_in(text: str, people: dict[str, str]) -> list[str]:
 
 
 def degenerate(text: str, persona: Persona) -> str | None:
-    """Why a reply is unusable, or None: role tags, loops, a bare name, JSON, too short."""
+    """Why a reply is unusable, or None: too short, a bare name, or broken."""
     stripped = text.strip()
     words = _WORD.findall(stripped)
     if len(words) < 2:
         return "too short"
-    if _ROLE_TAG.search(stripped):
-        return "a role tag"
-    if any(c in stripped for c in "{}[]<>") or '"utterance"' in stripped:
-        return "a markup or JSON fragment"
     bare = " ".join(w.lower() for w in words)
     name = persona.name.lower()
     if bare in (name, name.split()[0] if name else "") or set(bare.split()) <= set(name.split()):
         return "only a name"
     if len(words) <= 4 and all(w[0].isupper() for w in words):
         return "a bare name"
+    return broken(text)
+
+
+def broken(text: str) -> str | None:
+    """Why a line is broken, however short: a role tag, markup or JSON, number soup, a
+    repetition loop ("Sam Moore, Sam Moore, ..."); or None."""
+    stripped = text.strip()
+    words = _WORD.findall(stripped)
+    if _ROLE_TAG.search(stripped):
+        return "a role tag"
+    if any(c in stripped for c in "{}[]<>") or '"utterance"' in stripped:
+        return "a markup or JSON fragment"
     numbers = sum(w.isdigit() for w in words)
-    if numbers > 4 or numbers > len(words) / 4:
+    if numbers > 4 or (words and numbers > len(words) / 4):
         return "number soup"
     lowered = [w.lower() for w in words]
     for size in (1, 2, 3):

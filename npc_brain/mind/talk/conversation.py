@@ -31,6 +31,7 @@ from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord,
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.reflect.prompts import Insight
+from npc_brain.mind.talk.answers import broken
 from npc_brain.mind.talk.carry import CARRIES, name_terms, own_line
 from npc_brain.mind.talk.intent import (
     SMALL_TALK,
@@ -265,6 +266,8 @@ class Conversations:
             )
             if line is None or _repeats(line.text, lines):
                 continue
+            if broken(line.text) is not None:
+                continue  # a loop ("Sam Moore, Sam Moore, ..."), a role tag, JSON
             if await self._news.leaks(
                 world, speaker.agent_id, listener.agent_id, line.text, said, names
             ):
