@@ -84,9 +84,14 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 
 
 def key_terms(text: str) -> set[str]:
-    """The words that carry a text's content: no stopwords, lowercase, numbers kept."""
-    words = _WORD.findall(text)
-    return {w.lower() for w in words if (w.lower() not in _STOP and len(w) > 2) or w.isdigit()}
+    """The words that carry a text's content, lowercase, an -ing form as its stem
+    ("meeting" and "meet" are one term): no stopwords, numbers kept."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    return {_stem(w) for w in words if (w not in _STOP and len(w) > 2) or w.isdigit()}
+
+
+def _stem(word: str) -> str:
+    return word[:-3] if len(word) > 6 and word.endswith("ing") else word
 
 
 def names_in(text: str, people: dict[str, str]) -> list[str]:
@@ -152,6 +157,14 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
         return honest or bool(situation and terms & asked and terms - asked - key_terms(known))
     said = key_terms(text) - key_terms(known)
     return any(said & key_terms(fact) for fact in facts)
+
+
+def adds_to(text: str, situation: str, known: str = "") -> bool:
+    """Whether a reply to a situation says something of its own: a content word the
+    situation (and what was `known`) did not hold, and no number it did not give."""
+    given = f"{situation} {known}"
+    new = key_terms(text) - key_terms(given)
+    return bool(new) and not _numbers(text) - _numbers(given)
 
 
 def _numbers(text: str) -> set[str]:
