@@ -22,6 +22,7 @@ from npc_brain.demo.days import Step
 from npc_brain.demo.errors import DemoError
 from npc_brain.demo.memories import Bond, Holder, MemoryView, conversations
 from npc_brain.demo.town import Town
+from npc_brain.mind.prompts import progressive
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 
@@ -291,7 +292,7 @@ class Simulation:
             action = self._actions[other.agent_id]
             observations.append(
                 pb.Observation(
-                    text=f"{other.name} is {action.description}",
+                    text=f"{other.name} is {progressive(action.description)}",
                     subject=other.agent_id,
                     predicate="is",
                     object=action.description,
@@ -300,12 +301,11 @@ class Simulation:
                 )
             )
             if action.object_state and self._town.arena_of(action.address) == arena:
-                thing = action.address.rsplit(":", 1)[-1]
-                observations.append(
-                    pb.Observation(
-                        text=f"the {thing} is {action.object_state}", address=action.address
-                    )
-                )
+                thing, _, use = action.object_state.rpartition(": ")
+                thing = thing or action.address.rsplit(":", 1)[-1]
+                text = f"the {thing} is in use: {progressive(use)}" if use else ""
+                if text:
+                    observations.append(pb.Observation(text=text, address=action.address))
         return pb.AgentTick(
             agent_id=member.agent_id,
             observations=observations,

@@ -35,6 +35,25 @@ def one_of(options: Sequence[object]) -> dict[str, object]:
 _IRREGULAR = {"has": "have", "goes": "go", "does": "do", "is": "be"}
 
 
+_DOUBLED = {"run", "sit", "get", "put", "jog", "chat", "shop", "plan", "stop", "swim", "set"}
+
+
+def progressive(phrase: str) -> str:
+    """'invite people to the party' -> 'inviting people to the party' (the first word
+    of an imperative or third-person phrase; a phrase already in -ing stays)."""
+    first, _, rest = imperative(phrase).partition(" ")
+    low = first.lower()
+    if low.endswith("ing") or not low.isalpha():
+        return phrase.strip()
+    if low in _DOUBLED:
+        first += first[-1]
+    elif low.endswith("ie"):
+        first = first[:-2] + "y"
+    elif low.endswith("e") and not low.endswith(("ee", "ye", "oe")) and len(low) > 2:
+        first = first[:-1]
+    return f"{first}ing {rest}".strip()
+
+
 def imperative(phrase: str) -> str:
     """'opens the cafe' -> 'open the cafe' (the first word of a third-person phrase)."""
     first, _, rest = phrase.strip().partition(" ")

@@ -20,6 +20,7 @@ from npc_brain.mind.plan.skeleton import (
     settle,
     skeleton_of,
 )
+from npc_brain.mind.prompts import progressive
 from npc_brain.persona import Persona
 
 FEB_14 = 1_676_332_800.0  # 2023-02-14 00:00 UTC, a Tuesday
@@ -56,6 +57,17 @@ def test_third_person_phrases_become_activities() -> None:
     assert imperative("studies at the library") == "study at the library"
     assert imperative("has coffee") == "have coffee"
     assert imperative("watches the stars") == "watch the stars"
+
+
+def test_activities_are_seen_in_the_progressive() -> None:
+    # what a game says an agent is doing: "Isabella is inviting people", not "is invite"
+    assert progressive("invite people to the party") == "inviting people to the party"
+    assert progressive("opens the cafe") == "opening the cafe"
+    assert progressive("have breakfast") == "having breakfast"
+    assert progressive("shop for groceries") == "shopping for groceries"
+    assert progressive("lie down") == "lying down"
+    assert progressive("see a friend") == "seeing a friend"
+    assert progressive("sleeping") == "sleeping"
 
 
 def test_times_greetings_and_non_activities_are_not_activities() -> None:
