@@ -25,7 +25,8 @@ const SETTINGS_PREFIX := "npc_brain/"
 ## RPCs that are safe to send twice (after a connection was lost mid-call, or closed by
 ## [method reconfigure]): sending them again changes nothing the first one did not.
 const RETRY_SAFE := [
-	"UpsertAgent", "GetAgent", "Act", "Retrieve", "GetStats", "ListMemories", "ListSnapshots"
+	"UpsertAgent", "GetAgent", "Act", "Retrieve", "GetStats", "ListMemories", "ListSnapshots",
+	"WhoKnows"
 ]
 ## HTTP statuses of answers to requests the server did not handle and asks to send again
 ## later: 429 (RESOURCE_EXHAUSTED: a queue or the connections are full) and 503
