@@ -57,7 +57,7 @@ def test_three_agents_for_an_hour_give_the_same_full_report_twice(tmp_path: Path
     assert "12:00" in first.stdout and "Isabella Rodriguez" in first.stdout
     party = report["diffusion"]["seeds"]["party"]
     assert party["knowers"][0]["agent"] == "isabella"
-    assert "Valentine's Day party" in party["knowers"][0]["memory"]["description"]
+    assert "party" in party["knowers"][0]["memory"]["description"].lower()
     assert report["diffusion"]["seeds"]["mayor"]["knowers"][0]["agent"] == "sam"
     for seed in report["diffusion"]["seeds"].values():  # everyone interviewed on each seed
         assert len(seed["interview"]["answers"]) == 3

@@ -39,6 +39,8 @@ def test_degenerate_replies_are_recognised() -> None:
     assert degenerate("Isabella Rodriguez", ISABELLA) == "only a name"
     assert degenerate('{"utterance": "hi"}', ISABELLA) == "a markup or JSON fragment"
     assert degenerate("Yes", ISABELLA) == "too short"
+    echoed = "What you know that bears on this:\n- Isabella is planning a party.\n- You're up?"
+    assert degenerate(echoed, ISABELLA) == "a list (the prompt's facts echoed)"
     assert degenerate("The party starts at 5:00 pm, do come along!", ISABELLA) is None
 
 

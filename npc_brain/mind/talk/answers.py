@@ -80,6 +80,7 @@ _STOPWORDS = (
 )
 _STOP = frozenset(_STOPWORDS.split())
 _ROLE_TAG = re.compile(r"(^|\s)(?:[A-Z]|Q|A|User|Assistant|System|Human)\s*:\s", re.MULTILINE)
+_LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Isabella is planning ..."
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 
 
@@ -117,6 +118,8 @@ def degenerate(text: str, persona: Persona) -> str | None:
         return "only a name"
     if len(words) <= 4 and all(w[0].isupper() for w in words):
         return "a bare name"
+    if _LIST.search(stripped):
+        return "a list (the prompt's facts echoed)"
     return broken(text)
 
 
