@@ -65,6 +65,20 @@ def start_server(brain: Brain) -> tuple[RunningServer, Callable[[], None]]:
     return running, stop
 
 
+# How RoutedChat tells the mind's questions apart: the fields each kind's schema has
+# (a day plan has a `plan` field too, so "plan" comes before "revise").
+MIND_KINDS: dict[str, set[str]] = {
+    "talk": {"answer"},
+    "reaction": {"decision"},
+    "line": {"utterance"},
+    "thoughts": {"planning_thought"},
+    "rating": {"rating"},
+    "plan": {"wake_up_hour"},
+    "revise": {"plan"},
+    "steps": {"steps"},
+}
+
+
 def make_brain(
     tmp_path: Path,
     chat: ChatModel | None = None,

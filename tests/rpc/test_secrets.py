@@ -22,6 +22,7 @@ from npc_brain.llm.fakes import RoutedChat
 from npc_brain.mind.talk.news import REFUSAL
 from npc_brain.server.http_gateway import to_json
 from npc_brain.v1 import brain_pb2 as pb
+from tests.conftest import MIND_KINDS
 from tests.rpc.conftest import TwoDoors, two_doors
 
 T0 = 1_676_278_800  # 2023-02-13 09:00
@@ -29,16 +30,6 @@ CAFE = "ville:hobbs cafe"
 SECRET = "Klaus stole the golden ring from the mayor's office."
 LEAK = "I stole the golden ring from the mayor's office."
 CONFIDED = "Klaus is planning a surprise picnic for Maria's birthday."
-KINDS = {
-    "talk": {"answer"},
-    "reaction": {"decision"},
-    "line": {"utterance"},
-    "thoughts": {"planning_thought"},
-    "rating": {"rating"},
-    "plan": {"wake_up_hour"},
-    "revise": {"plan"},
-    "steps": {"steps"},
-}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rating": {"rating": 4},
     "plan": {"wake_up_hour": 7, "plan": [{"hour": 8, "activity": "studying"}]},
@@ -111,7 +102,7 @@ def kind(request: pytest.FixtureRequest) -> str:
 
 @contextmanager
 def _opened(kind: str, tmp_path: Path, **settings: object) -> Iterator[tuple[Door, RoutedChat]]:
-    chat = RoutedChat(KINDS, DEFAULTS)
+    chat = RoutedChat(MIND_KINDS, DEFAULTS)
     with two_doors(tmp_path, chat, planner="free", **settings) as doors:
         yield Door(kind, doors), chat
 

@@ -22,22 +22,12 @@ from npc_brain.memory.store import WorldStore
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.talk.contradict import contradiction, slots
 from npc_brain.persona import Persona, Switches
-from tests.conftest import make_brain
+from tests.conftest import MIND_KINDS, make_brain
 
 T0 = 1_676_246_400.0 + 9 * 3600  # 2023-02-13 09:00 UTC
 CAFE = "ville:hobbs cafe"
 FIVE = "Isabella's party at Hobbs Cafe starts at 5 pm."
 SIX = "Isabella's party at Hobbs Cafe starts at 6 pm."
-KINDS = {
-    "talk": {"answer"},
-    "reaction": {"decision"},
-    "line": {"utterance"},
-    "thoughts": {"planning_thought"},
-    "rating": {"rating"},
-    "plan": {"wake_up_hour"},
-    "revise": {"plan"},
-    "steps": {"steps"},
-}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rating": {"rating": 4},
     "plan": {"wake_up_hour": 7, "plan": [{"hour": 8, "activity": "working"}]},
@@ -91,7 +81,7 @@ def test_a_heard_claim_against_a_belief_is_outweighed_and_thinking_uses_the_beli
 ) -> None:
     told = "Hi Klaus, Isabella's party at Hobbs Cafe starts at 6 pm."
     chat = RoutedChat(
-        KINDS,
+        MIND_KINDS,
         DEFAULTS,
         line=[_line(told), _line("Really? Isabella told me her party starts at 5 pm.", True)],
     )

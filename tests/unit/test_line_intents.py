@@ -36,23 +36,13 @@ from npc_brain.mind.talk.intent import (
     ungreeted,
 )
 from npc_brain.persona import Persona, Switches
-from tests.conftest import make_brain
+from tests.conftest import MIND_KINDS, make_brain
 
 T0 = 1_676_246_400.0 + 9 * 3600  # 2023-02-13 09:00 UTC
 CAFE = "ville:hobbs cafe"
 SEED = "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14."
 PLAIN = "Hi Klaus! I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
 CHATTER = "Hi Klaus, what a lovely morning it is today."
-KINDS = {
-    "talk": {"answer"},
-    "reaction": {"decision"},
-    "line": {"utterance"},
-    "thoughts": {"planning_thought"},
-    "rating": {"rating"},
-    "plan": {"wake_up_hour"},
-    "revise": {"plan"},
-    "steps": {"steps"},
-}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rating": {"rating": 4},
     "plan": {"wake_up_hour": 7, "plan": [{"hour": 8, "activity": "working"}]},
@@ -86,7 +76,7 @@ def test_news_the_model_never_words_is_said_plainly_and_travels_as_a_claim(
     tmp_path: Path,
 ) -> None:
     chat = RoutedChat(
-        KINDS, DEFAULTS, line=[_line(CHATTER)] * 3 + [_line("Lovely, see you there!", True)]
+        MIND_KINDS, DEFAULTS, line=[_line(CHATTER)] * 3 + [_line("Lovely, see you there!", True)]
     )
     brain = make_brain(tmp_path, chat, planner="free", line_intents=True)
 
@@ -111,7 +101,7 @@ def test_a_draw_that_carries_the_news_is_kept_the_listener_asks_back_and_is_answ
 ) -> None:
     told = "Hi Klaus, I am hosting a Valentine's Day party at Hobbs Cafe!"
     chat = RoutedChat(
-        KINDS,
+        MIND_KINDS,
         DEFAULTS,
         line=[
             _line(CHATTER),
@@ -137,7 +127,7 @@ def test_a_draw_that_carries_the_news_is_kept_the_listener_asks_back_and_is_answ
 def test_without_line_intents_the_speaker_brings_up_what_is_on_its_mind(
     tmp_path: Path,
 ) -> None:
-    chat = RoutedChat(KINDS, DEFAULTS, line=[_line(CHATTER), _line("Indeed it is!", True)])
+    chat = RoutedChat(MIND_KINDS, DEFAULTS, line=[_line(CHATTER), _line("Indeed it is!", True)])
     brain = make_brain(tmp_path, chat, planner="free", line_intents=False)
     assert asyncio.run(_talk_with_intents(brain)) == [(CHATTER, ""), ("Indeed it is!", "")]
     assert "bring up what is on your mind" in _line_prompts(chat)[0]
@@ -267,7 +257,7 @@ def test_a_plain_line_is_built_from_the_memory(
 def test_news_the_listener_holds_already_is_not_news_to_it(tmp_path: Path) -> None:
     told = "Hi {}, I am hosting a Valentine's Day party at Hobbs Cafe!"
     chat = RoutedChat(
-        KINDS,
+        MIND_KINDS,
         DEFAULTS,
         line=[
             _line(told.format("Klaus")),

@@ -17,7 +17,7 @@ from npc_brain.memory.diffusion import HOP_CONFIDENCE
 from npc_brain.memory.records import MemoryKind, Observation, SourceKind
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.persona import Persona, Switches
-from tests.conftest import make_brain
+from tests.conftest import MIND_KINDS, make_brain
 
 DAY = 1_676_246_400.0  # 2023-02-13 00:00 UTC
 T0 = DAY + 9 * 3600
@@ -26,16 +26,6 @@ SEED = "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 1
 TOLD_KLAUS = "Hi Klaus, I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
 TOLD_MARIA = "Hi Maria, Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14."
 ANSWER = "Yes, Isabella is throwing a Valentine's Day party at Hobbs Cafe."
-KINDS = {
-    "talk": {"answer"},
-    "reaction": {"decision"},
-    "line": {"utterance"},
-    "thoughts": {"planning_thought"},
-    "rating": {"rating"},
-    "plan": {"wake_up_hour"},
-    "revise": {"plan"},
-    "steps": {"steps"},
-}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rating": {"rating": 4},
     "plan": {"wake_up_hour": 7, "plan": [{"hour": 8, "activity": "working"}]},
@@ -47,7 +37,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 def _chat(**queues: list[dict[str, Any]]) -> RoutedChat:
-    return RoutedChat(KINDS, DEFAULTS, **queues)
+    return RoutedChat(MIND_KINDS, DEFAULTS, **queues)
 
 
 def _line(text: str, end: bool = False) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from npc_brain.mind.plan.prompts import Block, DayPlan, parse_revision
 from npc_brain.mind.react.prompts import decide_to_talk, parse_reaction
 from npc_brain.mind.talk.prompts import thoughts_schema, turn_schema
 from npc_brain.persona import Persona, Switches
-from tests.conftest import make_brain
+from tests.conftest import MIND_KINDS, make_brain
 
 DAY = 1_676_246_400.0  # 2023-02-13 00:00 UTC
 T0 = DAY + 9 * 3600  # 09:00
@@ -38,16 +38,6 @@ THOUGHTS = {
 }
 
 
-KINDS = {
-    "talk": {"answer"},
-    "reaction": {"decision"},
-    "line": {"utterance"},
-    "thoughts": {"planning_thought"},
-    "rating": {"rating"},
-    "plan": {"wake_up_hour"},  # before "revise": a day plan has a `plan` field too
-    "revise": {"plan"},
-    "steps": {"steps"},
-}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rating": {"rating": 4},
     "plan": PLAN,
@@ -59,7 +49,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 def routed(**queues: list[dict[str, Any]]) -> RoutedChat:
     """A RoutedChat telling this file's kinds of question apart, with their defaults."""
-    return RoutedChat(KINDS, DEFAULTS, **queues)
+    return RoutedChat(MIND_KINDS, DEFAULTS, **queues)
 
 
 async def _town(brain: Brain, planning: bool = True) -> None:

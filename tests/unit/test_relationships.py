@@ -20,20 +20,10 @@ from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.talk.prompts import thoughts_schema
 from npc_brain.mind.talk.relations import fallback, last_open_line
 from npc_brain.persona import Persona, Switches
-from tests.conftest import make_brain
+from tests.conftest import MIND_KINDS, make_brain
 
 T0 = 1_676_246_400.0 + 9 * 3600  # 2023-02-13 09:00 UTC
 CAFE = "ville:hobbs cafe"
-KINDS = {
-    "line": {"utterance"},
-    "thoughts": {"planning_thought"},
-    "rating": {"rating"},
-    "talk": {"answer"},
-    "reaction": {"decision"},
-    "plan": {"wake_up_hour"},
-    "revise": {"plan"},
-    "steps": {"steps"},
-}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rating": {"rating": 4},
     "talk": {"answer": "yes"},
@@ -69,7 +59,7 @@ def test_each_side_keeps_its_view_of_the_other_and_the_next_talk_starts_from_it(
     tmp_path: Path,
 ) -> None:
     chat = RoutedChat(
-        KINDS,
+        MIND_KINDS,
         DEFAULTS,
         line=[_line("Hi Klaus, the coffee is fresh."), _line("Thanks, I love it here.", True)] * 2,
         thoughts=[
