@@ -285,35 +285,26 @@ class LlamaChat:
             return
         self.interruptions += 1
         llama: Any = self._llama
-        ctx = llama._ctx.ctx  # noqa: SLF001 - the state calls need the raw context
-        size = llama_cpp.llama_state_get_size(ctx)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_get_data(ctx, buffer, size)
+        state = self._state_bytes()
         tokens, ids = llama.n_tokens, llama.input_ids.copy()
         fields = [llama._sampler, llama._mirostat_mu, llama._requires_eval, llama._seed]
         live_ends = self._live_ends
         try:
             self.interrupts.serve()
         finally:
-            if llama_cpp.llama_state_set_data(ctx, buffer, written) != written:
+            if not self._set_state(state):
                 raise RuntimeError("llama.cpp could not restore an interrupted call's state")
             llama.n_tokens, llama.input_ids[:] = tokens, ids
             llama._sampler, llama._mirostat_mu, llama._requires_eval, llama._seed = fields
             self._live_ends = live_ends
 
     def _save(self, tokens: tuple[int, ...], ends: tuple[int, ...]) -> None:
-        ctx = self._llama._ctx.ctx  # noqa: SLF001 - the state calls need the raw context
-        size = llama_cpp.llama_state_get_size(ctx)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_get_data(ctx, buffer, size)
-        self._states.put(SavedState(tokens, ends, ctypes.string_at(buffer, written)))
+        self._states.put(SavedState(tokens, ends, self._state_bytes()))
         self.prompt_cache_stats.saves += 1
 
     def _restore(self, saved: SavedState) -> bool:
         llama: Any = self._llama
-        size = len(saved.data)
-        buffer = (ctypes.c_uint8 * size).from_buffer_copy(saved.data)
-        if llama_cpp.llama_state_set_data(llama._ctx.ctx, buffer, size) != size:
+        if not self._set_state(saved.data):
             llama.reset()  # the live context is gone; evaluate from the start
             self._live_ends = ()
             return False
@@ -322,6 +313,20 @@ class LlamaChat:
         llama._requires_eval = True
         self.prompt_cache_stats.restores += 1
         return True
+
+    def _state_bytes(self) -> bytes:
+        """The context's llama.cpp state (KV cells, logits) as bytes."""
+        ctx = self._llama._ctx.ctx  # noqa: SLF001 - the state calls need the raw context
+        size = llama_cpp.llama_state_get_size(ctx)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_get_data(ctx, buffer, size)
+        return ctypes.string_at(buffer, written)
+
+    def _set_state(self, data: bytes) -> bool:
+        """Puts a state from _state_bytes back; False if llama.cpp refused it."""
+        buffer = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        ctx = self._llama._ctx.ctx  # noqa: SLF001
+        return bool(llama_cpp.llama_state_set_data(ctx, buffer, len(data)) == len(data))
 
     def _logits_after(self, tokens: list[int]) -> NDArray[np.float32]:
         """Next-token logits after `tokens`, reusing the cached common prefix."""
