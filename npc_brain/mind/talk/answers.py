@@ -156,8 +156,8 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
     if not facts:
         low = text.lower()
         honest = any(w in low for w in ("not sure", "don't know", "no idea", "not heard"))
-        terms, asked = key_terms(text), key_terms(situation)
-        return honest or bool(situation and terms & asked and terms - asked - key_terms(known))
+        takes_up = bool(key_terms(text) & key_terms(situation))
+        return honest or (takes_up and adds_to(text, situation, known))
     said = key_terms(text) - key_terms(known)
     return any(said & key_terms(fact) for fact in facts)
 
