@@ -13,6 +13,7 @@ from npc_brain.memory.records import MemoryKind, Observation
 from npc_brain.mind.talk.answers import (
     DONT_KNOW,
     ON_IT,
+    broken,
     degenerate,
     grounded,
     names_in,
@@ -39,6 +40,8 @@ def test_degenerate_replies_are_recognised() -> None:
     assert degenerate("Isabella Rodriguez", ISABELLA) == "only a name"
     assert degenerate('{"utterance": "hi"}', ISABELLA) == "a markup or JSON fragment"
     assert degenerate("Yes", ISABELLA) == "too short"
+    assert broken("Isabella Rodriguez: Hi Maria! What's new?") == "a role tag"
+    assert broken("Hi Maria! What's new?") is None
     echoed = "What you know that bears on this:\n- Isabella is planning a party.\n- You're up?"
     assert degenerate(echoed, ISABELLA) == "a list (the prompt's facts echoed)"
     assert degenerate("The party starts at 5:00 pm, do come along!", ISABELLA) is None

@@ -79,7 +79,11 @@ _STOPWORDS = (
     "would should will shall may might must know tell think said say says today "
 )
 _STOP = frozenset(_STOPWORDS.split())
-_ROLE_TAG = re.compile(r"(^|\s)(?:[A-Z]|Q|A|User|Assistant|System|Human)\s*:\s", re.MULTILINE)
+_ROLE_TAG = re.compile(
+    r"(^|\s)(?:[A-Z]|Q|A|User|Assistant|System|Human)\s*:\s"
+    r"|^[A-Z][a-z]+(?: [A-Z][a-z]+)?:\s",  # a speaker's name as a tag: "Isabella Rodriguez: Hi"
+    re.MULTILINE,
+)
 _LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Isabella is planning ..."
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 
