@@ -209,7 +209,7 @@ def plain_arm(llama: Llama, seed: int) -> Arm:
 def _render(llama: Llama, messages: Any) -> str:
     from npc_brain.llm.llama import _chat_template
 
-    template: Any = _chat_template(llama)
+    template: Any = _chat_template(llama._model)  # noqa: SLF001
     return str(template(messages=messages).prompt)
 
 

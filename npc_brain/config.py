@@ -150,6 +150,13 @@ class Settings:
         "a player's Converse interrupts the embedded model's running job between two tokens"
         " (or prompt chunks), which then resumes where it was; off: it waits for that job",
     )
+    chat_slots: int = _models(
+        1,
+        "calls the embedded chat model decodes together (continuous batching: each a"
+        " sequence of its own in one llama.cpp context, a player's first); 1: one at a time",
+        1,
+        64,
+    )
     prompt_cache_mb: int = _models(
         256,
         "MiB of saved prompt-prefix states of the embedded chat model (least recently used"
@@ -334,7 +341,7 @@ class Settings:
     chat_concurrency: int = _remote(
         1,
         "model calls sent to chat_url at once (its parallel slots); the embedded model "
-        "always serves one at a time",
+        "has chat_slots instead",
         1,
         1024,
     )

@@ -35,6 +35,18 @@ def chat_from_settings(settings: Settings) -> ChatModel:
             seed=settings.seed,
             extra=settings.chat_api_extra_fields(),
         )
+    if settings.chat_slots > 1:
+        from npc_brain.llm.batching import BatchedLlamaChat
+
+        return BatchedLlamaChat(
+            settings.chat_model_path(),
+            slots=settings.chat_slots,
+            n_ctx=settings.chat_context,
+            threads=settings.threads,
+            seed=settings.seed,
+            prompt_cache_bytes=settings.prompt_cache_mb * 1024 * 1024,
+            nice=settings.model_nice,
+        )
     from npc_brain.llm.llama import LlamaChat  # loads llama.cpp only when it is used
 
     return LlamaChat(
@@ -55,7 +67,12 @@ def embedder_from_settings(settings: Settings) -> Embedder:
     return LlamaEmbedder(settings.embed_model_path(), threads=settings.embed_threads)
 
 
-def chat_workers(settings: Settings) -> int:
-    """Model calls the cognition scheduler runs at once: the remote server's slots, or
-    one for the embedded model (its context serves one call at a time)."""
-    return settings.chat_concurrency if settings.chat_url else 1
+def chat_workers(settings: Settings) -> tuple[int, int]:
+    """Model calls the cognition scheduler runs at once, and of those how many only a
+    player's: the remote server's slots, or the embedded model's (with player_first, one
+    of its slots is kept for a player's line when it has several)."""
+    if settings.chat_url:
+        return settings.chat_concurrency, 0
+    if settings.chat_slots > 1 and settings.player_first:
+        return settings.chat_slots - 1, 1
+    return settings.chat_slots, 0

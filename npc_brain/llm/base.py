@@ -72,6 +72,15 @@ class Interruptible(Protocol):
 
 
 @runtime_checkable
+class Batching(Protocol):
+    """A chat model that runs several calls at once, decoded together: `is_urgent`, when
+    set, tells it whether the calling thread's call is a player's (read first)."""
+
+    slots: int
+    is_urgent: Callable[[], bool] | None
+
+
+@runtime_checkable
 class OptionScorer(Protocol):
     """A chat model that can say how likely each of a few complete answers is.
 

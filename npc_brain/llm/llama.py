@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import llama_cpp
 import numpy as np
-from llama_cpp import Llama, llama_chat_format
+from llama_cpp import Llama, _internals, llama_chat_format
 from llama_cpp.llama_grammar import LlamaGrammar
 from numpy.typing import NDArray
 
@@ -147,8 +147,9 @@ class LlamaChat:
             seed=seed,
             verbose=False,
         )
-        self._template = _chat_template(self._llama)
-        self._defuse = Defuser(_special_texts(self._llama))  # data never becomes a role tag
+        model = self._llama._model  # noqa: SLF001 - the vocabulary is only exposed here
+        self._template = _chat_template(model)
+        self._defuse = Defuser(_special_texts(model))  # data never becomes a role tag
 
     def complete(
         self,
@@ -342,12 +343,11 @@ def _as_dict(message: Message, defuse: Defuser) -> dict[str, str]:
     return {"role": message.role, "content": defuse(message.content)}
 
 
-def _special_texts(llama: Llama) -> list[str]:
+def _special_texts(model: _internals.LlamaModel) -> list[str]:
     """The texts the tokenizer turns into control tokens (e.g. "<|im_start|>")."""
-    model: Any = llama._model  # noqa: SLF001 - the vocabulary is only exposed here
     markup = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
     texts = []
-    for token in range(llama.n_vocab()):
+    for token in range(model.n_vocab()):
         if llama_cpp.llama_vocab_get_attr(model.vocab, token) & markup:
             text = model.token_get_text(token)
             if text.strip() and not text[0].isalnum():  # user-defined words stay words
@@ -355,12 +355,11 @@ def _special_texts(llama: Llama) -> list[str]:
     return texts
 
 
-def _chat_template(llama: Llama) -> llama_chat_format.Jinja2ChatFormatter:
+def _chat_template(model: _internals.LlamaModel) -> llama_chat_format.Jinja2ChatFormatter:
     """The chat template stored in the GGUF, as llama-cpp-python itself renders it."""
-    model: Any = llama._model  # noqa: SLF001 - the token texts are only exposed here
-    eos, bos = llama.token_eos(), llama.token_bos()
+    eos, bos = model.token_eos(), model.token_bos()
     return llama_chat_format.Jinja2ChatFormatter(
-        template=llama.metadata.get("tokenizer.chat_template", CHATML_TEMPLATE),
+        template=model.metadata().get("tokenizer.chat_template", CHATML_TEMPLATE),
         eos_token=model.token_get_text(eos) if eos != -1 else "",
         bos_token=model.token_get_text(bos) if bos != -1 else "",
         stop_token_ids=[eos],

@@ -11,7 +11,9 @@ jobs only as long as their caller allows; the tick path never runs the model its
 A player never waits behind the town: a model that can set its work aside (the embedded
 llama.cpp one, see llm/llama.py) asks `pending()` between two tokens, and when a
 player's line waits it calls `serve()`, which runs that job right there on the worker
-thread; the interrupted job then resumes where it was.
+thread; the interrupted job then resumes where it was. A model that runs several calls
+at once (llm/batching.py) gets `urgent_workers` that take only a player's jobs, so one
+is never stuck behind busy workers, and asks `urgent()` to give it the batch first.
 """
 
 from __future__ import annotations
@@ -71,10 +73,15 @@ class Scheduler:
     path and the game get a core first while the model thinks (Unix only)."""
 
     def __init__(
-        self, name: str = "cognition", capacity: int = 256, workers: int = 1, nice: int = 0
+        self,
+        name: str = "cognition",
+        capacity: int = 256,
+        workers: int = 1,
+        nice: int = 0,
+        urgent_workers: int = 0,
     ) -> None:
-        if workers < 1:
-            raise ValueError(f"workers must be at least 1, not {workers}")
+        if workers < 1 or urgent_workers < 0:
+            raise ValueError(f"workers must be at least 1 (urgent ones 0), not {workers}")
         self.capacity = capacity
         self.dropped: Counter[str] = Counter()  # why jobs were not run
         self._heap: list[_Job] = []
@@ -86,8 +93,10 @@ class Scheduler:
         self._nice = nice
         self._running = threading.local()  # .priority: the job of this worker thread
         self._threads = [
-            threading.Thread(target=self._serve, name=f"{name}-{i}", daemon=True)
-            for i in range(workers)
+            threading.Thread(
+                target=self._serve, args=(i >= workers,), name=f"{name}-{i}", daemon=True
+            )
+            for i in range(workers + urgent_workers)
         ]
         for thread in self._threads:
             thread.start()
@@ -135,7 +144,7 @@ class Scheduler:
             self._waiting += 1
             if key is not None:
                 self._by_key[key] = job
-            self._lock.notify()
+            self._lock.notify_all()  # urgent workers only take some jobs
         return await future
 
     def close(self) -> None:
@@ -181,6 +190,11 @@ class Scheduler:
             and (heap[0].priority <= INTERRUPTING)
         )
 
+    def urgent(self) -> bool:
+        """Whether the calling worker thread runs a job as urgent as a player's line."""
+        current = getattr(self._running, "priority", None)
+        return current is not None and current <= INTERRUPTING
+
     def serve(self) -> None:
         """Runs the waiting jobs that may interrupt the calling worker thread's job, now,
         on this thread; returns when none is left."""
@@ -189,20 +203,27 @@ class Scheduler:
         while (job := self._take(wait=False)) is not None:
             self._execute(job)
 
-    def _serve(self) -> None:
-        _lower_priority(self._nice)
-        while (job := self._take(wait=True)) is not None:
+    def _serve(self, urgent_only: bool) -> None:
+        lower_priority(self._nice)
+        while (job := self._take(wait=True, urgent_only=urgent_only)) is not None:
             self._execute(job)
 
-    def _take(self, *, wait: bool) -> _Job | None:
+    def _take(self, *, wait: bool, urgent_only: bool = False) -> _Job | None:
         """The most urgent live job, removed from the queue. wait: block for one (None
-        once closed and empty); else only a job that may interrupt, or None."""
+        once closed and empty); else only a job that may interrupt, or None.
+        urgent_only: only a job that may interrupt, waited for."""
         with self._lock:
             while True:
-                while wait and not self._heap and not self._closed:
+                while (
+                    wait
+                    and not self._closed
+                    and (not self._heap or (urgent_only and not self._urgent_first()))
+                ):
                     self._lock.wait()
-                if not self._heap or (not wait and self._heap[0].priority > INTERRUPTING):
+                if not self._heap or (not wait and not self._urgent_first()):
                     return None
+                if urgent_only and not self._urgent_first():
+                    return None  # closed
                 job = heapq.heappop(self._heap)
                 if job.done:
                     continue
@@ -211,6 +232,9 @@ class Scheduler:
                 if job.key is not None and self._by_key.get(job.key) is job:
                     del self._by_key[job.key]
                 return job
+
+    def _urgent_first(self) -> bool:
+        return bool(self._heap) and self._heap[0].priority <= INTERRUPTING
 
     def _execute(self, job: _Job) -> None:
         if job.future.cancelled():
@@ -243,7 +267,7 @@ def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
         future.set_exception(error)
 
 
-def _lower_priority(nice: int) -> None:
+def lower_priority(nice: int) -> None:
     """Raises this thread's niceness to `nice` (never lowers it: that needs privileges)."""
     if not hasattr(os, "setpriority"):
         return

@@ -21,7 +21,7 @@ from npc_brain.config import Settings
 from npc_brain.importance.base import Estimate, ImportanceEstimator
 from npc_brain.importance.registry import Estimators
 from npc_brain.llm.backends import chat_workers
-from npc_brain.llm.base import ChatModel, Completion, Embedder, Interruptible
+from npc_brain.llm.base import Batching, ChatModel, Completion, Embedder, Interruptible
 from npc_brain.llm.embed_cache import EmbeddingCache
 from npc_brain.llm.scheduler import Priority, Scheduler
 from npc_brain.llm.worker import ModelWorker
@@ -58,14 +58,18 @@ class Faculties:
         self.chat = chat
         self.embedder = embedder
         self.settings = settings
+        workers, urgent_workers = chat_workers(settings)
         self.scheduler = Scheduler(
             "cognition",
             settings.cognition_queue,
-            workers=chat_workers(settings),
+            workers=workers,
             nice=settings.model_nice,
+            urgent_workers=urgent_workers,
         )
         if settings.player_first and isinstance(chat, Interruptible):
             chat.interrupts = self.scheduler  # a player's line runs inside a running job
+        if settings.player_first and isinstance(chat, Batching):
+            chat.is_urgent = self.scheduler.urgent  # a player's line is read first
         self.embed_worker = ModelWorker("embed")
         self.embeddings = EmbeddingCache(settings.embedding_cache_size, embedder.dimension)
         self.usage = UsageLedger()
@@ -77,6 +81,14 @@ class Faculties:
     def close(self) -> None:
         self.scheduler.close()
         self.embed_worker.shutdown()
+        stats = getattr(self.chat, "prompt_cache_stats", None)
+        if stats is not None and stats.prompt_tokens:
+            log.info(
+                "prompt tokens: %d, not evaluated again: %d (%.0f%%)",
+                stats.prompt_tokens,
+                stats.reused_tokens,
+                100 * stats.reused_tokens / stats.prompt_tokens,
+            )
 
     async def think(
         self,

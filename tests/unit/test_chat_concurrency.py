@@ -88,8 +88,10 @@ def test_a_scheduler_needs_a_worker() -> None:
 
 
 def test_chat_concurrency_applies_to_a_remote_server_only(tmp_path: Path) -> None:
-    assert chat_workers(Settings(chat_concurrency=4)) == 1
-    assert chat_workers(Settings(chat_concurrency=4, chat_url="http://127.0.0.1:1/v1")) == 4
+    assert chat_workers(Settings(chat_concurrency=4)) == (1, 0)
+    assert chat_workers(Settings(chat_concurrency=4, chat_url="http://127.0.0.1:1/v1")) == (4, 0)
+    assert chat_workers(Settings(chat_slots=4)) == (3, 1)  # one kept for a player's line
+    assert chat_workers(Settings(chat_slots=4, player_first=False)) == (4, 0)
     brain = make_brain(tmp_path, chat_concurrency=3, chat_url="http://127.0.0.1:1/v1")
     try:
         assert len(brain._minds.faculties.scheduler._threads) == 3  # noqa: SLF001 - the workers under test

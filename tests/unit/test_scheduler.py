@@ -233,3 +233,21 @@ def test_serve_skips_a_player_job_cancelled_while_it_waited() -> None:
         return seen
 
     assert asyncio.run(scenario()) == [True, False]  # taken from the queue, never run
+
+
+def test_an_urgent_worker_takes_a_players_job_while_the_others_are_busy() -> None:
+    async def scenario() -> None:
+        scheduler = Scheduler(capacity=10, workers=1, urgent_workers=1)
+        gate, blocker = await _blocked(scheduler)  # the one general worker is busy
+        urgency: list[bool] = []
+        background = asyncio.create_task(scheduler.run(Priority.PLANNING, lambda: None))
+        player = scheduler.run(Priority.PLAYER_DIALOGUE, lambda: urgency.append(scheduler.urgent()))
+        await asyncio.wait_for(player, 5)  # served beside the busy worker
+        await asyncio.sleep(0.05)
+        assert not background.done()  # the urgent worker never takes the town's jobs
+        assert urgency == [True] and not scheduler.urgent()
+        gate.set()
+        await asyncio.gather(blocker, background)
+        scheduler.close()
+
+    asyncio.run(scenario())
