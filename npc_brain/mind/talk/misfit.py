@@ -168,24 +168,21 @@ def stranger(text: str, cast: Cast) -> str | None:
         if not _capitalised(word) or not _unknown(word, cast):
             continue
         initial = not text[:start].strip() or _SENTENCE_END.search(text[:start]) is not None
-        beside = [tokens[j][0] for j in (i - 1, i + 1) if 0 <= j < len(tokens)]
-        paired = any(_capitalised(w) and _adjacent(text, tokens, i, w) for w in beside)
+        paired = any(  # "Mike Brown": two capitalised words, a space between
+            _capitalised(tokens[j][0]) and _spaced(text, tokens[min(i, j)], tokens[max(i, j)])
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(tokens)
+        )
         named = start in greeted or paired  # "Hi Sarah", "Sarah, ...", "Mike Brown"
         if not initial or (named and not _englishlike(word)):
             return f"names {_bare(word)}, unknown in the town"
     return None
 
 
-def _adjacent(text: str, tokens: list[tuple[str, int]], i: int, other: str) -> bool:
-    """Whether the token next to token i that is `other` follows or precedes it with
-    only a space between ('Mike Brown', not 'Sarah. Isabella')."""
-    for j in (i - 1, i + 1):
-        if 0 <= j < len(tokens) and tokens[j][0] == other:
-            a, b = sorted((i, j))
-            between = text[tokens[a][1] + len(tokens[a][0]) : tokens[b][1]]
-            if between.strip() == "":
-                return True
-    return False
+def _spaced(text: str, first: tuple[str, int], second: tuple[str, int]) -> bool:
+    """Whether only spaces stand between two tokens (word, start) of the text."""
+    word, start = first
+    return not text[start + len(word) : second[1]].strip()
 
 
 def _accented(word: str) -> bool:
