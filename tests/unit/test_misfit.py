@@ -138,6 +138,7 @@ def test_what_was_said_or_remembered_may_be_named() -> None:
         "I'm looking at the latest news, and it's all about your team. You know,?",
         "I'm thrilled to be a part of,!",
         "I'll tell you what I'll do, I'.",
+        "Isabella will prepare a Valentine's Day Party at Hobbs C.",  # a thought
     ],
 )
 def test_lines_cut_off_by_the_length_limit_are_broken(line: str) -> None:

@@ -85,10 +85,11 @@ _ROLE_TAG = re.compile(
     re.MULTILINE,
 )
 _LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Isabella is planning ..."
-# A line the length limit cut: an end mark after a comma or a space, or after a word
-# that cannot end a sentence ("... from 5 pm to !", "... and a .", "You know,?").
+# A line the length limit cut: an end mark after a comma or a space, after a lone capital
+# letter, or after a word that cannot end a sentence ("... from 5 pm to !", "... and a
+# .", "You know,?", "a party at Hobbs C.").
 _CUT_OFF = re.compile(
-    r"(?:[,;:]|\s)[.!?]+$"
+    r"(?:[,;:]|\s)[.!?]+$|\s[B-HJ-Z][.!]+$"
     r"|\b(?:[Aa]n?|[Tt]he|[Aa]nd|[Oo]r|[Bb]ut|[Mm]y|[Yy]our|[Tt]heir|[Oo]ur|[Oo]f|[Ff]rom|[Aa]t"
     r"|I|I'm|I')[.!]+$"
 )
