@@ -48,6 +48,11 @@ class World:
             raise NotFound(f"agent {agent_id!r} does not exist in world {self.world_id!r}")
         return agent
 
+    def people(self) -> list[str]:
+        """The names of the world's agents."""
+        found = (self.store.get_agent(agent_id) for agent_id in self.store.agent_ids())
+        return [agent.persona.name for agent in found if agent is not None]
+
     def stream(self, agent_id: str) -> AgentStream:
         """The agent's memory stream, loaded from the store the first time."""
         stream = self.streams.get(agent_id)

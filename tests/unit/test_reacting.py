@@ -291,7 +291,7 @@ def test_a_lockstep_tick_answers_with_the_conversation_finished(tmp_path: Path) 
         chat = routed(
             talk=[{"answer": "yes"}],
             line=[
-                {"utterance": "Hello Klaus.", "end_conversation": False},
+                {"utterance": "Hello Isabella.", "end_conversation": False},
                 {"utterance": "Bye.", "end_conversation": True},
             ],
         )

@@ -138,3 +138,42 @@ def test_a_plain_view_quotes_only_a_line_the_agent_may_tell_anyone() -> None:
 
 def _memory(sharing: Sharing = ANYONE) -> MemoryRecord:
     return MemoryRecord(MemoryKind.DIALOGUE, "a line", T0, 5.0, sharing=sharing)
+
+
+def test_thoughts_and_lines_that_do_not_fit_the_town_are_not_kept(tmp_path: Path) -> None:
+    spanish = "Hola Klaus, la fiesta es en el cafe de Isabella."
+    chat = RoutedChat(
+        MIND_KINDS,
+        DEFAULTS,
+        line=[
+            _line(spanish),  # drawn again, twice
+            _line(spanish),
+            _line("Hi Klaus, the coffee is fresh."),
+            _line("Thanks, Isabella, I love it here.", True),
+        ],
+        thoughts=[
+            {
+                "planning_thought": "I will bake a cake for Sarah Jones.",  # a stranger
+                "memo": "Klaus likes cake.",
+                "relationship": "Klaus and I sono amici, e la storia di una amicizia.",
+            },
+            _thoughts(BOND),
+        ],
+    )
+    brain = make_brain(tmp_path, chat, planner="free")
+
+    async def scenario() -> tuple[list[Line], list[str], str]:
+        await _town(brain)
+        await _meet(brain, T0)
+        action, _ = await brain.act("", "isabella", T0, 0)
+        memories = (await brain.list_memories("", "isabella", [MemoryKind.THOUGHT])).memories
+        (view,) = await brain.relationships("", "isabella")
+        return list(action.chat), [m.description for m in memories], view.summary
+
+    lines, thoughts, view = asyncio.run(scenario())
+    assert [line.text for line in lines] == [
+        "Hi Klaus, the coffee is fresh.",
+        "Thanks, Isabella, I love it here.",
+    ]
+    assert thoughts == ["Klaus likes cake."]
+    assert view.startswith("Klaus and I have talked once.")  # built by code instead

@@ -85,6 +85,14 @@ _ROLE_TAG = re.compile(
     re.MULTILINE,
 )
 _LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Isabella is planning ..."
+# A line the length limit cut: an end mark after a comma or a space, after a lone capital
+# letter, or after a word that cannot end a sentence ("... from 5 pm to !", "... and a
+# .", "You know,?", "a party at Hobbs C.").
+_CUT_OFF = re.compile(
+    r"(?:[,;:]|\s)[.!?]+$|\s[B-HJ-Z][.!]+$"
+    r"|\b(?:[Aa]n?|[Tt]he|[Aa]nd|[Oo]r|[Bb]ut|[Mm]y|[Yy]our|[Tt]heir|[Oo]ur|[Oo]f|[Ff]rom|[Aa]t"
+    r"|I|I'm|I')[.!]+$"
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 
 
@@ -128,14 +136,17 @@ def degenerate(text: str, persona: Persona) -> str | None:
 
 
 def broken(text: str) -> str | None:
-    """Why a line is broken, however short: a role tag, markup or JSON, number soup, a
-    repetition loop ("Sam Moore, Sam Moore, ..."); or None."""
+    """Why a line is broken, however short: a role tag, markup or JSON, cut off by the
+    length limit, number soup, a repetition loop ("Sam Moore, Sam Moore, ..."); or
+    None."""
     stripped = text.strip()
     words = _WORD.findall(stripped)
     if _ROLE_TAG.search(stripped):
         return "a role tag"
     if any(c in stripped for c in "{}[]<>") or '"utterance"' in stripped:
         return "a markup or JSON fragment"
+    if _CUT_OFF.search(stripped):
+        return "cut off mid-sentence"
     numbers = sum(w.isdigit() for w in words)
     if numbers > 4 or (words and numbers > len(words) / 4):
         return "number soup"

@@ -42,6 +42,7 @@ from npc_brain.mind.talk.intent import (
     choose,
     plain_line,
 )
+from npc_brain.mind.talk.misfit import Cast, misfit
 from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
 from npc_brain.mind.talk.relations import last_open_line, relationship, renew_relationship
@@ -244,6 +245,7 @@ class Conversations:
         (None)."""
         names = [speaker.persona.name, listener.persona.name]
         said = [x.text for x in lines]
+        cast = _cast(world, speaker, listener.persona.name, [m.description for m in memories], said)
         instruction = intent.instruction(listener.persona.name) if intent.content else ""
         for attempt in range(TURN_ATTEMPTS):
 
@@ -266,8 +268,10 @@ class Conversations:
             )
             if line is None or _repeats(line.text, lines):
                 continue
-            if broken(line.text) is not None:
-                continue  # a loop ("Sam Moore, Sam Moore, ..."), a role tag, JSON
+            problem = broken(line.text) or misfit(line.text, cast)
+            if problem is not None:  # a loop, a role tag, another language, a stranger
+                _log_refused(speaker, listener, problem, line.text)
+                continue
             if await self._news.leaks(
                 world, speaker.agent_id, listener.agent_id, line.text, said, names
             ):
@@ -280,6 +284,10 @@ class Conversations:
             return None
         first = listener.persona.name.split()[0] if listener.persona.name.split() else ""
         text = plain_line(intent, speaker.persona, first, opener=not lines)
+        problem = broken(text) or misfit(text, cast)  # a garbled line it would quote
+        if problem is not None:
+            _log_refused(speaker, listener, problem, text)
+            return None
         if _repeats(text, lines) or await self._news.leaks(
             world, speaker.agent_id, listener.agent_id, text, said, names
         ):
@@ -318,18 +326,23 @@ class Conversations:
             ),
             game_time=game_time,
         )
+        # Thoughts, and the view, that are broken, in another language, in another's part
+        # or name strangers are not stored (a view built by code stands in).
+        cast = _cast(world, agent, "", [before], [x.text for x in lines])
+        thoughts = [t for t in after.thoughts if _usable_thought(agent, t, cast)]
+        bond = after.relationship if _usable_thought(agent, after.relationship, cast) else ""
         renew_relationship(
             world,
             agent.agent_id,
             other.agent_id,
             other.persona.name,
-            after.relationship,
+            bond,
             last_open_line(other.agent_id, lines, said),
             game_time,
         )
-        if not after.thoughts:
+        if not thoughts:
             return []
-        insights = [Insight(thought, tuple(said)) for thought in after.thoughts]
+        insights = [Insight(thought, tuple(said)) for thought in thoughts]
         return await self._f.remember_insights(
             world, agent, insights, game_time, MemoryKind.THOUGHT
         )
@@ -401,6 +414,30 @@ def _doings(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
     if latest is None:
         return f"what {first} is doing today"
     return f"what you saw: {latest.description}"
+
+
+def _cast(
+    world: World, speaker: AgentRecord, listener: str, texts: Sequence[str], said: Sequence[str]
+) -> Cast:
+    """What the speaker's line may name (misfit.Cast): the town's people, the listener,
+    its persona, the places it knows, the memories it was given and what was `said`."""
+    known = [speaker.persona.describe(), *world.store.places(speaker.agent_id), *texts, *said]
+    return Cast.of(speaker.persona.name, listener, world.people(), known)
+
+
+def _usable_thought(agent: AgentRecord, thought: str, cast: Cast) -> bool:
+    """Whether a post-conversation thought may be stored: not broken, in English, in
+    the agent's own part, naming no one unknown."""
+    if not thought:
+        return False
+    problem = broken(thought) or misfit(thought, cast)
+    if problem is not None:
+        log.debug("thought of %s refused (%s): %r", agent.agent_id, problem, thought)
+    return problem is None
+
+
+def _log_refused(speaker: AgentRecord, listener: AgentRecord, problem: str, text: str) -> None:
+    log.debug("%s to %s refused (%s): %r", speaker.agent_id, listener.agent_id, problem, text)
 
 
 def _log_line(

@@ -38,6 +38,7 @@ from npc_brain.mind.talk.answers import (
     plain_answer,
     trimmed,
 )
+from npc_brain.mind.talk.misfit import Cast, misfit
 from npc_brain.mind.talk.news import NEWS_WEIGHTS, News
 from npc_brain.mind.talk.prompts import Reply, fact_messages, reply_messages, stream_reply
 from npc_brain.mind.talk.relations import relationship
@@ -109,7 +110,12 @@ class Replies:
         if grounding:
             situation = utterance if topic == "situation" else ""
             known = f"{utterance} {agent.persona.name}"
-            text = await self._checked(world, agent, messages, answer.text, facts, situation, known)
+            texts = [agent.persona.describe(), utterance, *facts]
+            texts += world.store.places(agent.agent_id)
+            cast = Cast.of(agent.persona.name, speaker_name, world.people(), texts)
+            text = await self._checked(
+                world, agent, messages, answer.text, facts, (situation, known), cast
+            )
         text = await self._news.vetted(
             world, agent, speaker_id, utterance, text or "...", interview
         )
@@ -223,15 +229,18 @@ class Replies:
         messages: list[Message],
         text: str,
         facts: list[str],
-        situation: str,
-        known: str,
+        asked: tuple[str, str],
+        cast: Cast,
     ) -> str:
         """The reply if it is usable; else a redraw that is; else the plain answer.
-        Usable: not degenerate, and resting on one of the three most relevant facts (or,
-        with none, honest, or taking up the `situation` asked about)."""
+        Usable: not degenerate, fitting the town (misfit: English, in the agent's own
+        part, naming only what `cast` knows), and resting on one of the three most
+        relevant facts (or, with none, honest, or taking up the situation asked about).
+        `asked`: the situation asked to react to ('' if none), and what was known."""
         settings = self._f.settings
+        situation, known = asked
         for attempt in range(REDRAWS + 1):
-            problem = degenerate(text, agent.persona)
+            problem = degenerate(text, agent.persona) or misfit(text, cast)
             if problem is None and not await self._rests_on(text, facts, situation, known):
                 problem = "names none of the facts"
             if problem is None:

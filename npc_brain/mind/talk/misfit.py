@@ -1,0 +1,217 @@
+"""Lines that do not fit the town: another language, a person or place nobody knows, a
+speaker taking another's part. Pure code, no model call: cheap enough for every line.
+
+A small model drifts into Spanish or Italian ("Bienvenidos Isabella, eres el Mayor de
+Ville."), invents people and places ("Mike Brown, the mayor of Portland", "the City of
+Bionca") and takes the wrong part ("Hi Klaus, I'm Sam" said by Maria). Such a line is
+refused like a broken one (answers.broken) and drawn again, then replaced by a plain
+line built from memory. What a line may name is what its speaker has at hand
+(`Cast`): the town's people, the listener, the memories or facts the line was drawn
+from, the persona, the places the speaker knows, what was said so far.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# Function words of the languages the default model drifts into, none an English word.
+_FOREIGN_WORDS = (
+    # Spanish
+    "el los las es está están estoy esta son soy eres que qué de del en un una uno unos "
+    "y con por para pero muy más mas como hola gracias bueno buena buenos buenas bien "
+    "aunque también tambien nuestra nuestro su sus mi tu yo ella ellos hace fue ser estar "
+    "hay al lo le les mucho muchas amigo amigos amiga señor señora sí ciudad día dia "
+    "dias bienvenido bienvenida bienvenidos alcalde alcaldesa fiesta "
+    # Italian
+    "il di che sono è nella nel della delle degli gli loro hai ciao grazie buongiorno "
+    "sei siamo anche molto questo questa famiglia storia amore avere essere mio mia tuo "
+    "tua io e "
+    # French
+    "des du est et je vous nous pas avec pour dans sur une ce cette mais oui merci "
+    "bonjour suis très tres c'est j'ai qui au aux mon ton ses leur "
+    # Portuguese
+    "não nao você voce obrigado obrigada olá uma isso muito sim tudo eu ele seu sua "
+    "meu minha dos em "
+    # German
+    "und der das ist ich nicht mit ein eine einen auf dem wir sie sind bin hallo danke "
+    "bitte guten ja nein auch aber mein meine dein für fur von wie wer heute"
+)
+_FOREIGN = frozenset(_FOREIGN_WORDS.split())
+_ENGLISH_WORDS = (
+    "a an the and or but if of to in on at by for with from about into over is are was "
+    "were be been am do does did have has had i you he she it we they me him her us them "
+    "my your his its our their this that these those what who which when where why how "
+    "not no yes so very just also too there here then than some any all can could would "
+    "should will may might must i'm it's you're i'll i'd i've don't can't that's let's "
+    "hi hello hey"
+)
+_ENGLISH = frozenset(_ENGLISH_WORDS.split())
+# Capitalised words that name nobody: greetings, days, months, feasts, titles, and nouns
+# a small model capitalises.
+_COMMON_WORDS = (
+    "i'm oh wow well good great nice sure okay ok thanks thank please sorry welcome dear "
+    "happy hope glad yeah yep sounds sounds let maybe perhaps absolutely definitely "
+    "really actually honestly speaking congratulations cheers bye goodbye see morning "
+    "afternoon evening night today tomorrow tonight yesterday day week weekend year "
+    "monday tuesday wednesday thursday friday saturday sunday january february march "
+    "april may june july august september october november december valentine "
+    "valentines christmas easter halloween thanksgiving new mr mrs ms miss dr sir madam "
+    "mom dad mum grandma grandpa god english spanish french italian german america "
+    "american cafe café coffee party college university library park store shop hall "
+    "town city village house home room street mayor election office school class "
+    "classroom dorm apartment kitchen counter bar pub market supply everyone everybody "
+    "someone somebody anyone nobody love friend friends come let's wait listen look "
+    "remember guess tell excuse awesome amazing perfect wonderful fantastic excellent "
+    "cool alright indeed exactly right true anyway ah hmm um uh ha haha yay whoa gosh "
+    "darling honey sweetie buddy folks guys lovely"
+)
+_COMMON = _ENGLISH | frozenset(_COMMON_WORDS.split())
+_ENGLISH_ENDINGS = ("ly", "ing", "ed", "tion", "tions", "ness", "ment", "ful", "ous", "ive")
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_ACCENTED = re.compile(r"[à-ÿÀ-ß]")
+_LATIN = re.compile(r"^[A-Za-zÀ-ÿ'’]+$")
+_NAME = r"([A-Z][a-z]+)\b(?!['’]s\b)"
+_IDENTITY = re.compile(
+    rf"\b(?:I['’]m|I am|[Mm]y name is|[Tt]his is|[Cc]all me|[Ii]t['’]s me,?)\s+{_NAME}"
+)
+_GREETED = re.compile(rf"\b(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood \w+ing)[,]?\s+{_NAME}")
+_OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Maria, I'm glad ..."
+_CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
+_QUOTE = re.compile(r'"[^"]*"')
+_SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
+_LOANS = "café cafés fiancé fiancée résumé naïve déjà piñata jalapeño"
+_ENGLISH_LOANS = frozenset(_LOANS.split())
+
+
+@dataclass(frozen=True)
+class Cast:
+    """What a line may name: `speaker` and `listener` (full names; '' for a listener
+    not known, a player), the town's `people` (full names) and `known`, the lowercase
+    words of everything the speaker has at hand."""
+
+    speaker: str
+    listener: str
+    people: frozenset[str]
+    known: frozenset[str]
+
+    @classmethod
+    def of(cls, speaker: str, listener: str, people: Iterable[str], texts: Iterable[str]) -> Cast:
+        """A cast from the names and the texts the speaker has at hand (memories, facts,
+        its persona, places it knows, what was said)."""
+        names = frozenset(p for p in [speaker, listener, *people] if p)
+        words = {_bare(w).lower() for text in [*names, *texts] for w in _TOKEN.findall(text)}
+        return cls(speaker, listener, names, frozenset(words))
+
+    def person_words(self) -> frozenset[str]:
+        """The words of the people's names, lowercase."""
+        return frozenset(w.lower() for name in self.people for w in name.split())
+
+
+def misfit(text: str, cast: Cast) -> str | None:
+    """Why a line does not fit the town, or None: not English, a speaker addressing
+    itself or claiming another's identity (outside what it quotes), or a person or
+    place nobody knows."""
+    own_words = _QUOTE.sub('""', text)  # a line quoted is in its own speaker's part
+    return foreign(text, cast) or wrong_part(own_words, cast) or stranger(text, cast)
+
+
+def foreign(text: str, cast: Cast) -> str | None:
+    """'not English' when a line is in another script, or holds at least two function
+    words of another language and no more English ones (names it knows aside)."""
+    words = [w for w in _TOKEN.findall(text) if not _known_name(w, cast)]
+    if any(not _LATIN.match(w) for w in words):
+        return "not English (another script)"
+    lowered = [w.lower().replace("’", "'") for w in words]
+    others = sum(w in _FOREIGN or _accented(w) for w in lowered)
+    english = sum(w in _ENGLISH for w in lowered)
+    if others >= 2 and others >= english:
+        return "not English"
+    return None
+
+
+def wrong_part(text: str, cast: Cast) -> str | None:
+    """Role confusion: the speaker claims another's name ('I'm Sam' said by Maria),
+    addresses itself ('Hi Maria!' said by Maria), or, talking with a known listener,
+    greets someone else."""
+    own = {w.lower() for w in cast.speaker.split()}
+    people = cast.person_words()
+    for match in _IDENTITY.finditer(text):
+        name = match.group(1)
+        low = name.lower()
+        if low in own:
+            continue
+        if low in people or not (low in cast.known or _common(name)):
+            return f"claims to be {name}"
+    addressed = [m.group(1) for m in _GREETED.finditer(text)]
+    addressed += [m.group(1) for m in (_OPENING.match(text), _CLOSING.search(text)) if m]
+    listener = {w.lower() for w in cast.listener.split()}
+    for name in addressed:
+        low = name.lower()
+        if low in own and low not in listener:
+            return f"addresses itself ({name})"
+        if listener and low in people and low not in listener:
+            return f"addresses {name}, not {cast.listener}"
+    return None
+
+
+def stranger(text: str, cast: Cast) -> str | None:
+    """'names X, unknown in the town' for a capitalised word that names nobody and
+    nothing the speaker knows: in mid-sentence, greeted or addressed, or one of two
+    capitalised words in a row ('Mike Brown'). A word at a sentence's start alone may
+    be any English word ('Studying is fun.')."""
+    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
+    greeted = {m.start(1) for m in _GREETED.finditer(text)}
+    greeted |= {m.start(1) for m in (_OPENING.match(text), _CLOSING.search(text)) if m}
+    for i, (word, start) in enumerate(tokens):
+        if not _capitalised(word) or not _unknown(word, cast):
+            continue
+        initial = not text[:start].strip() or _SENTENCE_END.search(text[:start]) is not None
+        paired = any(  # "Mike Brown": two capitalised words, a space between
+            _capitalised(tokens[j][0]) and _spaced(text, tokens[min(i, j)], tokens[max(i, j)])
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(tokens)
+        )
+        named = start in greeted or paired  # "Hi Sarah", "Sarah, ...", "Mike Brown"
+        if not initial or (named and not _englishlike(word)):
+            return f"names {_bare(word)}, unknown in the town"
+    return None
+
+
+def _spaced(text: str, first: tuple[str, int], second: tuple[str, int]) -> bool:
+    """Whether only spaces stand between two tokens (word, start) of the text."""
+    word, start = first
+    return not text[start + len(word) : second[1]].strip()
+
+
+def _accented(word: str) -> bool:
+    """A word with an accent, not an English loan ('café')."""
+    return _ACCENTED.search(word) is not None and word not in _ENGLISH_LOANS
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and word[1:2].islower()
+
+
+def _bare(word: str) -> str:
+    return re.sub(r"['’]s$", "", word)
+
+
+def _common(word: str) -> bool:
+    low = _bare(word).lower()
+    return low in _COMMON or low.replace("’", "'") in _COMMON
+
+
+def _englishlike(word: str) -> bool:
+    return _common(word) or word.lower().endswith(_ENGLISH_ENDINGS)
+
+
+def _known_name(word: str, cast: Cast) -> bool:
+    return _capitalised(word) and _bare(word).lower() in cast.known
+
+
+def _unknown(word: str, cast: Cast) -> bool:
+    """Neither a word the speaker has at hand nor an English word that names nobody."""
+    low = _bare(word).lower()
+    return low not in cast.known and not _common(word)

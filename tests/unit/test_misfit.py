@@ -1,0 +1,157 @@
+"""Lines that do not fit the town (mind/talk/misfit.py), on lines the default model said
+in demo runs: another language, people and places nobody knows, a speaker in another's
+part; and lines that fit, which must pass. Lines cut off by the length limit are
+broken (answers.broken)."""
+
+from __future__ import annotations
+
+import pytest
+
+from npc_brain.mind.talk.answers import broken
+from npc_brain.mind.talk.misfit import Cast, misfit
+
+ISABELLA, MARIA, SAM, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Sam Moore", "Klaus Mueller"
+TOWN = [ISABELLA, MARIA, SAM, KLAUS]
+KNOWN = [
+    "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14",
+    "Sam Moore is running for mayor of the Ville in the local election",
+    "Jennifer Moore is Sam Moore's wife, a painter",
+    "the Ville:Oak Hill College:library",
+    "the Ville:Johnson Park:park",
+]
+
+
+def cast(speaker: str, listener: str = "") -> Cast:
+    return Cast.of(speaker, listener, TOWN, KNOWN)
+
+
+@pytest.mark.parametrize(
+    ("speaker", "listener", "line"),
+    [
+        (KLAUS, ISABELLA, "Bienvenidos Isabella, eres el Mayor de Ville."),
+        (MARIA, KLAUS, "Hi Klaus! Isabella es la alcaldesa del pueblo."),
+        (ISABELLA, MARIA, "L'amore hai le loro, le loro di una!"),
+        (
+            MARIA,
+            KLAUS,
+            "Mala, Maria, a history of art in Florence, Italy, e nemo nemo e la famiglia di "
+            "un amore, e la storia di una sti.",
+        ),
+        (KLAUS, MARIA, "Hallo Maria, ich bin heute nicht in der Bibliothek."),
+        (KLAUS, MARIA, "Bonjour Maria, je suis très content avec vous."),
+        (SAM, "", "我是山姆，我在竞选市长。"),
+    ],
+)
+def test_lines_in_another_language_are_refused(speaker: str, listener: str, line: str) -> None:
+    assert (misfit(line, cast(speaker, listener)) or "").startswith("not English")
+
+
+@pytest.mark.parametrize(
+    ("speaker", "line", "name"),
+    [
+        (KLAUS, "Mike Brown, the mayor of Portland, is coming to town.", "Mike"),
+        (ISABELLA, "I am just running for the mayor of the City of Bionca.", "Bionca"),
+        ("Jennifer Moore", "What is it, Sarah?", "Sarah"),
+        (KLAUS, "Klaus is talking to Maria about Isabella and Sarah.", "Sarah"),
+        (MARIA, "Hi Sarah! Have you seen Klaus today?", "Sarah"),
+        (ISABELLA, "I'm so glad you enjoyed Bella's food.", "Bella"),
+        (KLAUS, "Maria is studying at Hobbes Cafe.", "Hobbes"),  # not Hobbs
+        (KLAUS, "I'm looking for a history of art in Florence, Italy.", "Florence"),
+    ],
+)
+def test_people_and_places_nobody_knows_are_refused(speaker: str, line: str, name: str) -> None:
+    assert misfit(line, cast(speaker)) == f"names {name}, unknown in the town"
+
+
+@pytest.mark.parametrize(
+    ("speaker", "listener", "line", "why"),
+    [
+        (MARIA, KLAUS, "Hi Klaus, I'm Sam, I'm looking at the news.", "claims to be Sam"),
+        (MARIA, ISABELLA, "I am Sam, I'm excited about the election.", "claims to be Sam"),
+        (MARIA, KLAUS, "Maria. You're meeting me. I'm Isabella.", "claims to be Isabella"),
+        (KLAUS, MARIA, "Hello Maria, my name is Mike.", "claims to be Mike"),
+        (
+            ISABELLA,
+            MARIA,
+            "Hi Maria! It's great to meet you, Isabella!",
+            "addresses itself (Isabella)",
+        ),
+        (
+            MARIA,
+            KLAUS,
+            "Maria, I'm glad to see that you're enjoying the outdoors.",
+            "addresses itself (Maria)",
+        ),
+        (SAM, MARIA, "Sounds great, Sam!", "addresses itself (Sam)"),
+        (
+            MARIA,
+            KLAUS,
+            "Hi Isabella, how is your day going?",
+            "addresses Isabella, not Klaus Mueller",
+        ),
+    ],
+)
+def test_a_speaker_in_another_part_is_refused(
+    speaker: str, listener: str, line: str, why: str
+) -> None:
+    assert misfit(line, cast(speaker, listener)) == why
+
+
+@pytest.mark.parametrize(
+    ("speaker", "listener", "line"),
+    [
+        (
+            ISABELLA,
+            KLAUS,
+            "Hi Klaus! Isabella is throwing a Valentine's Day party at Hobbs Cafe on "
+            "February 14th at 5 pm.",
+        ),
+        (ISABELLA, KLAUS, "Hi Klaus, I'm Isabella. I'm running the party at Hobbs Cafe."),
+        (SAM, MARIA, "Hi Maria, I'm Sam Moore, and I'm running for mayor of the Ville!"),
+        (SAM, MARIA, "Hello Maria, my wife Jennifer paints in Johnson Park."),
+        (MARIA, KLAUS, "Studying at the library is fun. Congratulations Klaus!"),
+        (MARIA, KLAUS, "Lovely, see you there! Happy Valentine's Day."),
+        (MARIA, KLAUS, "Thanks, Klaus. Good Morning to you too, see you on Monday."),
+        (KLAUS, MARIA, "Sure, I'll come to the Cafe de la Ville with you."),
+        (ISABELLA, MARIA, 'Sam Moore told me: "I am Sam, and I am running for mayor."'),
+        (KLAUS, MARIA, "I love the café at Oak Hill College, it is so cosy."),
+        (SAM, "", "I'm Sam's husband? No, Jennifer Moore is my wife."),
+        (ISABELLA, "", "I will ask Maria to help me decorate Hobbs Cafe."),
+    ],
+)
+def test_lines_that_fit_the_town_pass(speaker: str, listener: str, line: str) -> None:
+    assert misfit(line, cast(speaker, listener)) is None
+
+
+def test_what_was_said_or_remembered_may_be_named() -> None:
+    line = "Yes, Sarah told me about the party."
+    assert misfit(line, cast("Maria Lopez")) == "names Sarah, unknown in the town"
+    told = Cast.of(MARIA, "", TOWN, [*KNOWN, "Do you know my sister Sarah?"])
+    assert misfit(line, told) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "It's a Valentine's Day party at Hobbs Cafe on February 14 from !",
+        "Let's make it a day of love and a .",
+        "I'm looking at the latest news, and it's all about your team. You know,?",
+        "I'm thrilled to be a part of,!",
+        "I'll tell you what I'll do, I'.",
+        "Isabella will prepare a Valentine's Day Party at Hobbs C.",  # a thought
+    ],
+)
+def test_lines_cut_off_by_the_length_limit_are_broken(line: str) -> None:
+    assert broken(line) == "cut off mid-sentence"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "What are you up to?",
+        "Hi Klaus, you're the one I'm trying to talk with.",
+        "See you at 5 pm.",
+    ],
+)
+def test_whole_sentences_are_not_cut_off(line: str) -> None:
+    assert broken(line) is None
