@@ -158,6 +158,7 @@ class Brain:
         validation.int_range("page_size", page_size, 0, MAX_PAGE_SIZE)
         validation.items("kinds", kinds, self._limits.items)
         after_id = validation.page_token(page_token)
+        await self._minds.faculties.caught_up(world, agent.agent_id)  # importance rated
         budget = self._settings.max_message_bytes // 2
         return read_page(world.store, agent.agent_id, after_id, page_size, kinds, created, budget)
 
@@ -165,6 +166,7 @@ class Brain:
         """Deletes a memory from the store and the index, durably."""
         world, agent = self._agent(world_id, agent_id)
         number = validation.number_id("memory_id", memory_id, "a memory id")
+        await self._minds.faculties.caught_up(world, agent.agent_id)
         if not world.forget(agent.agent_id, number):
             raise NotFound(f"agent {agent.agent_id!r} has no memory {memory_id}")
 
@@ -312,6 +314,7 @@ class Brain:
     async def agent_view(self, world_id: str, agent_id: str) -> AgentView:
         """The agent's mind state and memory summary; changes nothing, calls no model."""
         world, agent = self._agent(world_id, agent_id)
+        await self._minds.faculties.caught_up(world, agent.agent_id)
         mind = world.mind(agent.agent_id)
         stream = world.streams.get(agent.agent_id)  # in RAM once the agent did anything
         if stream is not None:
@@ -363,6 +366,7 @@ class Brain:
         validation.items("kinds", kinds, self._limits.items)
         validation.weights(weights)
         faculties = self._minds.faculties
+        await faculties.caught_up(world, agent.agent_id)
         (vector,) = await faculties.embed([query])
         stream = world.stream(agent.agent_id)
         asked = Query(

@@ -7,6 +7,9 @@ from enum import IntEnum
 
 GameTime = float
 SECONDS_PER_HOUR = 3600.0
+# The importance of a memory stored before it was rated (Perceive answers once its
+# memories are durable; they are embedded and rated after): never a rating (1..10).
+UNRATED = 0.0
 
 
 class MemoryKind(IntEnum):
