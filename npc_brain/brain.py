@@ -7,6 +7,7 @@ workers; the event loop only waits on them as long as the caller allows.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -271,9 +272,14 @@ class Brain:
     # Stats -----------------------------------------------------------------------
 
     async def stats(self, world_id: str, agent_id: str = "") -> UsageSummary:
+        """Model usage; the ratings of memories acknowledged so far are counted in it."""
         world_id = validation.world_id(world_id)
         if agent_id:
-            self._agent(world_id, agent_id)
+            world, agent = self._agent(world_id, agent_id)
+            await self._minds.faculties.caught_up(world, agent.agent_id)
+        else:
+            with contextlib.suppress(NotFound):  # a world never written: nothing to count
+                await self._minds.faculties.caught_up(self._world(world_id))
         return self.usage.summary(world_id, agent_id)
 
     # Save slots ------------------------------------------------------------------

@@ -5,34 +5,17 @@ in a crash."""
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
 
 from npc_brain.brain import Brain
-from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.llm.fakes import GatedEmbedder, HashingEmbedder, ScriptedChat
 from npc_brain.memory.records import UNRATED, MemoryKind, Observation
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
 T0 = 1_676_365_200.0
-
-
-class GatedEmbedder(HashingEmbedder):
-    """A HashingEmbedder whose calls wait until the gate opens (a slow embedder)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate = threading.Event()
-        self.started = threading.Event()
-
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        self.started.set()
-        assert self.gate.wait(timeout=30), "the gate never opened"
-        return super().embed(texts)
 
 
 async def _isabella(brain: Brain) -> None:
