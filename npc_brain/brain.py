@@ -287,7 +287,9 @@ class Brain:
     async def save_world(self, world_id: str, label: str = "") -> SnapshotInfo:
         """Snapshots the world into a new save slot, consistently, while it keeps serving."""
         validation.text("label", label, required=False, limit=self._limits.short_text)
-        return await self._snapshots.save(self._world(world_id), label)
+        world = self._world(world_id)
+        await self._minds.faculties.caught_up(world)  # the slot holds every embedding
+        return await self._snapshots.save(world, label)
 
     async def load_world(self, world_id: str, snapshot_id: str) -> None:
         """Restores every agent's mind in the world to what the snapshot holds."""

@@ -218,7 +218,10 @@ class World:
         if self.catching_up is not None:
             self.catching_up.cancel()  # what it has not written is embedded at the next start
         for agent_id, stream in self.streams.items():
-            if stream.ann is not None and stream.forgotten == 0 and not self.backlogged(agent_id):
+            # With a backlog the index still matches: it covers the stream, which holds the
+            # memories before the first one without embedding, as the stream loaded next
+            # time will (World._recover).
+            if stream.ann is not None and stream.forgotten == 0:
                 try:
                     stream.ann.save(self._index_path(agent_id), self.store.memory_version(agent_id))
                 except OSError:
