@@ -31,9 +31,9 @@ from npc_brain.memory.records import (
     MemoryRecord,
     MemorySummary,
     NewMemory,
-    Sharing,
-    Source,
     SourceKind,
+    sharing_of,
+    source_of,
 )
 from npc_brain.memory.relationships import RelationshipBook
 from npc_brain.persona import AgentRecord, Persona
@@ -449,12 +449,12 @@ def _record(row: tuple[Any, ...]) -> MemoryRecord:
         predicate=str(predicate),
         object=str(obj),
         address=str(address),
-        source=Source(SourceKind(source_kind), str(source_agent_id)),
+        source=source_of(SourceKind(source_kind), str(source_agent_id)),
         created=float(created),
         last_accessed=float(last_accessed),
         importance=float(importance),
         evidence_ids=tuple(json.loads(str(evidence_json))),
         depth=int(depth),
         expires=None if expires is None else float(expires),
-        sharing=Sharing(bool(private), tuple(json.loads(str(share_with_json)))),
+        sharing=sharing_of(bool(private), tuple(json.loads(str(share_with_json)))),
     )

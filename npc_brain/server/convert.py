@@ -15,9 +15,10 @@ from npc_brain.memory.records import (
     MemoryRecord,
     Observation,
     ScoredMemory,
-    Sharing,
     Source,
     SourceKind,
+    sharing_of,
+    source_of,
 )
 from npc_brain.memory.relationships import Relationship
 from npc_brain.memory.retrieval import Weights
@@ -146,7 +147,7 @@ def observation_from_pb(
         source=source_from_pb(f"{field}.source", o.source, default_source),
         importance=o.importance if o.HasField("importance") else None,
         expires=time_from_pb("expires", o, required=False, field_name=f"{field}.expires"),
-        sharing=Sharing(o.private, tuple(o.share_with)),
+        sharing=sharing_of(o.private, tuple(o.share_with)),
     )
 
 
@@ -154,7 +155,7 @@ def source_from_pb(field: str, source: pb.Source, default: SourceKind = SourceKi
     kind = source.kind or default
     if kind not in SourceKind._value2member_map_:
         raise InvalidArgument(f"{field}.kind", f"unknown source kind {kind}")
-    return Source(SourceKind(kind), source.agent_id)
+    return source_of(SourceKind(kind), source.agent_id)
 
 
 def kind_from_pb(field: str, kind: int) -> MemoryKind:
