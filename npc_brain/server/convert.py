@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -228,7 +229,11 @@ def line_to_pb(line: Line) -> pb.Utterance:
     )
 
 
+@functools.lru_cache(maxsize=8192)
 def action_to_pb(a: Action) -> pb.Action:
+    """The message of an action. Cached: a Tick answers every agent's current action,
+    which stays the same for many ticks; a message given to another's constructor is
+    copied, so the cached one is never changed."""
     return pb.Action(
         description=a.description,
         address=a.address,
