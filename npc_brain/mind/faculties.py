@@ -6,7 +6,6 @@ facade does that first."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from collections import OrderedDict
@@ -27,7 +26,6 @@ from npc_brain.llm.embed_cache import EmbeddingCache
 from npc_brain.llm.scheduler import Priority, Scheduler
 from npc_brain.llm.worker import ModelWorker
 from npc_brain.memory.records import (
-    UNRATED,
     GameTime,
     MemoryKind,
     MemoryRecord,
@@ -40,10 +38,11 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
+from npc_brain.mind.backlog import CatchUp
 from npc_brain.mind.emoji import MEANINGS, nearest_emojis
 from npc_brain.mind.reflect.prompts import Insight
 from npc_brain.mind.usage import UsageLedger
-from npc_brain.mind.world import Backlogged, World
+from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
 log = logging.getLogger(__name__)
@@ -51,7 +50,6 @@ RATING_CACHE_SIZE = 4096
 T = TypeVar("T")
 Thought = Callable[[ChatModel], tuple[T, Completion | None]]
 RememberHook = Callable[[World, AgentRecord, GameTime], None]
-CaughtUpHook = Callable[[World, AgentRecord, Sequence[MemoryRecord]], None]
 
 
 class Faculties:
@@ -76,8 +74,8 @@ class Faculties:
         # (estimator, agent name or "", text) -> estimate, with the anchors that decided it
         self._ratings: OrderedDict[tuple[str, ...], Estimate] = OrderedDict()
         self.after_remember: RememberHook = lambda world, agent, game_time: None
-        # memories stored before their embeddings, now embedded, rated and in the stream
-        self.after_catch_up: CaughtUpHook = lambda world, agent, memories: None
+        # what Perceive stored before its embeddings: embedded and rated after
+        self.catch_up = CatchUp(self.embed, self._rating)
 
     def close(self) -> None:
         self.scheduler.close()
@@ -126,56 +124,6 @@ class Faculties:
         estimator = self.importance_estimators.for_agent(world.world_id, agent.agent_id)
         cached = self._ratings.get(_rating_key(estimator, agent, o.text))
         return None if cached is None else cached.value
-
-    def catch_up_later(self, world: World) -> asyncio.Task[None] | None:
-        """Embeds the world's memories stored before their embeddings, in the background
-        (one task a world); the running task, or None when there is nothing to do."""
-        task = world.catching_up
-        if task is not None and not task.done():
-            return task
-        if not world.unembedded():
-            return None
-        task = world.catching_up = asyncio.get_running_loop().create_task(self._catch_up(world))
-        task.add_done_callback(_log_failure)
-        return task
-
-    async def caught_up(self, world: World, agent_id: str | None = None) -> None:
-        """Returns once every memory of the agent (None: of every agent) stored so far
-        is embedded and in its stream, so that retrieval sees it."""
-        if agent_id is not None:
-            world.stream(agent_id)  # loading it finds what a crash left unembedded
-        while world.backlogged(agent_id):
-            task = self.catch_up_later(world)
-            if task is None:
-                raise RuntimeError("a backlog with nothing to embed")  # embedded() drains
-            await asyncio.shield(task)  # a reader that goes does not stop the catch-up
-
-    async def _catch_up(self, world: World) -> None:
-        """Embeds the backlog's memories in batches, every agent's together, rates those
-        without importance, writes both in one transaction, then moves them into their
-        streams and tells `after_catch_up`."""
-        while waiting := world.unembedded():
-            taken = [list(w.records) for w in waiting]  # a forget may shrink them meanwhile
-            vectors = await self.embed([r.description for records in taken for r in records])
-            rated: list[list[MemoryRecord]] = []
-            parts: list[NDArray[np.float32]] = []
-            for w, records in zip(waiting, taken, strict=True):
-                agent = world.agent(w.agent_id)
-                part = vectors[sum(len(r) for r in rated) :][: len(records)]
-                parts.append(part)
-                rated.append(
-                    [
-                        r
-                        if r.importance != UNRATED
-                        else replace(r, importance=await self._rating(world, agent, r, v))
-                        for r, v in zip(records, part, strict=True)
-                    ]
-                )
-            world.store.embedded(_completed(waiting, rated, vectors))
-            for w, records, part in zip(waiting, rated, parts, strict=True):
-                kept = world.embedded(w, records, part)
-                if kept and not w.recovered:
-                    self.after_catch_up(world, world.agent(w.agent_id), kept)
 
     async def _rating(
         self, world: World, agent: AgentRecord, memory: MemoryRecord, vector: NDArray[np.float32]
@@ -362,7 +310,7 @@ class Faculties:
         the recall is for telling this listener (a player or an agent), so only memories
         the agent may tell it are recalled (Sharing.allows). Memories stored before
         their embeddings are waited for (or embedded here), so none is left out."""
-        await self.caught_up(world, agent_id)
+        await self.catch_up.wait(world, agent_id)
         (vector,) = await self.embed([text])
         query = Query(
             vector,
@@ -418,21 +366,6 @@ class Faculties:
             given.importance or s.weight_importance,
             given.relevance or s.weight_relevance,
         )
-
-
-def _completed(
-    waiting: Sequence[Backlogged],
-    rated: Sequence[Sequence[MemoryRecord]],
-    vectors: NDArray[np.float32],
-) -> list[tuple[str, MemoryRecord, NDArray[np.float32]]]:
-    """(agent_id, rated memory, embedding) of every backlog entry, in order."""
-    rows = [(w.agent_id, r) for w, records in zip(waiting, rated, strict=True) for r in records]
-    return [(agent_id, r, v) for (agent_id, r), v in zip(rows, vectors, strict=True)]
-
-
-def _log_failure(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and (error := task.exception()) is not None:
-        log.error("embedding memories stored before their embeddings failed", exc_info=error)
 
 
 def _narrowest(sharings: Iterable[Sharing]) -> Sharing:

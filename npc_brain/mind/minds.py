@@ -59,7 +59,7 @@ class Minds:
         self._replies = Replies(f, self._news)
         self._senses = Senses(f, self._after_perceive)
         f.after_remember = self._reflector.after_new_memories
-        f.after_catch_up = self._after_catch_up
+        f.catch_up.after = self._after_catch_up
 
     @property
     def usage(self) -> UsageLedger:
@@ -171,7 +171,7 @@ class Minds:
         self, world: World, agent: AgentRecord, game_time: GameTime
     ) -> list[MemoryRecord]:
         """Reflects now, whatever the trigger says; returns the insights stored."""
-        await self.faculties.caught_up(world, agent.agent_id)
+        await self.faculties.catch_up.wait(world, agent.agent_id)
         return await self._reflector.reflect(world, agent, game_time)
 
     async def who_knows(
@@ -180,7 +180,7 @@ class Minds:
         """The claim a memory holds, or the k claims nearest a query, with their holders."""
         if memory_id is not None:
             if (owner := world.store.memory_owner(memory_id)) is not None:
-                await self.faculties.caught_up(world, owner)
+                await self.faculties.catch_up.wait(world, owner)
             return [claim_of_memory(world, memory_id)]
         return await claims_like(self.faculties, world, query, k)
 
@@ -206,6 +206,6 @@ class Minds:
     async def _settle(self, world: World) -> None:
         """Waits until no background work of the world's agents runs (embedding the
         memories stored before their embeddings included)."""
-        await self.faculties.caught_up(world)
+        await self.faculties.catch_up.wait(world)
         while busy := [t for m in world.minds.values() for t in m.tasks.values()]:
             await asyncio.wait(busy)

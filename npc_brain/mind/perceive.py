@@ -75,7 +75,7 @@ class Senses:
                 self._after_perceive(world, s.agent, game_time, s.new)
             ids.append([str(s.known[(o.text, o.address)]) for o in s.observations])
         if any(s.perception.vectors is None and s.new for s in sensed):
-            self._f.catch_up_later(world)
+            self._f.catch_up.later(world)
         return ids
 
     async def _sense(
@@ -83,7 +83,7 @@ class Senses:
     ) -> list[_Sensed]:
         """What the agents' perceptions will store (places, new memories). Every new text
         of every agent is embedded in one batch, or, unless the settings wait for it,
-        left to Faculties.catch_up if the cache does not know it."""
+        left to Faculties.catch_up (mind/backlog.py) if the cache does not know it."""
         retention = self._f.settings.perception_retention
         news: list[tuple[list[Observation], dict[tuple[str, str], int]]] = []
         for item, agent in items:

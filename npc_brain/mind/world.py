@@ -38,7 +38,7 @@ class World:
     Faculties.catch_up embeds it (`embedded`); only then do they join the stream, in
     the order they were stored. Rows a crash left without embedding go to the backlog
     when the stream loads. Whatever reads the stream by meaning (retrieval) waits for
-    the backlog first (Faculties.caught_up); reads by id or text see it at once.
+    the backlog first (CatchUp.wait, mind/backlog.py); reads by id or text see it at once.
     """
 
     world_id: str
