@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -120,8 +121,8 @@ class Arm:
 
     @contextmanager
     def saturated(self) -> Iterator[None]:
-        """Player dialogue with Isabella, one Converse after another; the reply under
-        way is cancelled at the end."""
+        """Player dialogue with Isabella, one Converse after another, until the block
+        ends and the reply under way is finished."""
         stop = threading.Event()
         current: list[grpc.Future] = []
 
@@ -148,10 +149,10 @@ class Arm:
         try:
             yield
         finally:
-            stop.set()
+            stop.set()  # the reply under way runs to its end: the next arm measures on
+            talker.join(timeout=300)  # a quiet model (a cancelled call's job would not stop)
             for call in current:
                 call.cancel()
-            talker.join(timeout=60)
 
     def stop(self) -> None:
         try:
@@ -176,11 +177,12 @@ def run_arms(
             arms[name] = Arm(data, code, *flags)
             stack.callback(arms[name].stop)
         out: dict[str, dict[str, Samples]] = {name: {"idle": {}, "busy": {}} for name in arms}
-        for _ in range(rounds):
+        for r in range(rounds):
             for name, arm in arms.items():
                 _extend(out[name]["idle"], arm.measure(calls // rounds, ticks // rounds))
                 with arm.saturated():
                     _extend(out[name]["busy"], arm.measure(calls // rounds, ticks // rounds))
+            print(f"after round {r + 1} of {rounds}:\n{table(out)}", file=sys.stderr, flush=True)
         return out
 
 
