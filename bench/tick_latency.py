@@ -52,13 +52,15 @@ class Arm:
     """One server and the calls timed on it."""
 
     def __init__(self, data: Path, code: str | None, *flags: str) -> None:
-        saved = os.environ.get("PYTHONPATH")
-        if code is not None:
+        saved, here = os.environ.get("PYTHONPATH"), os.getcwd()
+        if code is not None:  # `python -m` puts the working directory first on sys.path
             os.environ["PYTHONPATH"] = code
+            os.chdir(code)
         try:
             args = ("--http-port", "-1", "--reflection-threshold", "100000", *flags)
             self.server = ServerProcess(data, *args)
         finally:
+            os.chdir(here)
             if code is not None:
                 if saved is None:
                     del os.environ["PYTHONPATH"]
