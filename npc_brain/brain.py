@@ -7,6 +7,7 @@ workers; the event loop only waits on them as long as the caller allows.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -158,6 +159,7 @@ class Brain:
         validation.int_range("page_size", page_size, 0, MAX_PAGE_SIZE)
         validation.items("kinds", kinds, self._limits.items)
         after_id = validation.page_token(page_token)
+        await self._minds.faculties.catch_up.wait(world, agent.agent_id)  # importance rated
         budget = self._settings.max_message_bytes // 2
         return read_page(world.store, agent.agent_id, after_id, page_size, kinds, created, budget)
 
@@ -165,6 +167,7 @@ class Brain:
         """Deletes a memory from the store and the index, durably."""
         world, agent = self._agent(world_id, agent_id)
         number = validation.number_id("memory_id", memory_id, "a memory id")
+        await self._minds.faculties.catch_up.wait(world, agent.agent_id)
         if not world.forget(agent.agent_id, number):
             raise NotFound(f"agent {agent.agent_id!r} has no memory {memory_id}")
 
@@ -269,9 +272,14 @@ class Brain:
     # Stats -----------------------------------------------------------------------
 
     async def stats(self, world_id: str, agent_id: str = "") -> UsageSummary:
+        """Model usage; the ratings of memories acknowledged so far are counted in it."""
         world_id = validation.world_id(world_id)
         if agent_id:
-            self._agent(world_id, agent_id)
+            world, agent = self._agent(world_id, agent_id)
+            await self._minds.faculties.catch_up.wait(world, agent.agent_id)
+        else:
+            with contextlib.suppress(NotFound):  # a world never written: nothing to count
+                await self._minds.faculties.catch_up.wait(self._world(world_id))
         return self.usage.summary(world_id, agent_id)
 
     # Save slots ------------------------------------------------------------------
@@ -279,7 +287,9 @@ class Brain:
     async def save_world(self, world_id: str, label: str = "") -> SnapshotInfo:
         """Snapshots the world into a new save slot, consistently, while it keeps serving."""
         validation.text("label", label, required=False, limit=self._limits.short_text)
-        return await self._snapshots.save(self._world(world_id), label)
+        world = self._world(world_id)
+        await self._minds.faculties.catch_up.wait(world)  # the slot holds every embedding
+        return await self._snapshots.save(world, label)
 
     async def load_world(self, world_id: str, snapshot_id: str) -> None:
         """Restores every agent's mind in the world to what the snapshot holds."""
@@ -312,6 +322,7 @@ class Brain:
     async def agent_view(self, world_id: str, agent_id: str) -> AgentView:
         """The agent's mind state and memory summary; changes nothing, calls no model."""
         world, agent = self._agent(world_id, agent_id)
+        await self._minds.faculties.catch_up.wait(world, agent.agent_id)
         mind = world.mind(agent.agent_id)
         stream = world.streams.get(agent.agent_id)  # in RAM once the agent did anything
         if stream is not None:
@@ -363,6 +374,7 @@ class Brain:
         validation.items("kinds", kinds, self._limits.items)
         validation.weights(weights)
         faculties = self._minds.faculties
+        await faculties.catch_up.wait(world, agent.agent_id)
         (vector,) = await faculties.embed([query])
         stream = world.stream(agent.agent_id)
         asked = Query(

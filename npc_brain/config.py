@@ -187,6 +187,11 @@ class Settings:
         0,
         1000,
     )
+    wait_for_embedding: bool = _memory(
+        False,
+        "Perceive and Tick answer only after their new memories are embedded and rated;"
+        " off: once they are durable, embedded right after (retrieval waits for them)",
+    )
     exact_retrieval_limit: int = _memory(
         10000,
         "streams up to this size are scored in full; larger ones get an ANN index",

@@ -42,14 +42,14 @@ class Estimators:
         )
         self.model = ModelEstimator(chat)
         self.blend = BlendEstimator(self.anchors, self.model, settings.importance_blend_weight)
-
-    def by_name(self, name: str) -> ImportanceEstimator:
-        estimators: dict[str, ImportanceEstimator] = {
+        self._by_name: dict[str, ImportanceEstimator] = {
             "anchors": self.anchors,
             "model": self.model,
             "blend": self.blend,
         }
-        return estimators[name]
+
+    def by_name(self, name: str) -> ImportanceEstimator:
+        return self._by_name[name]  # asked for every new memory of every Tick
 
     def for_agent(self, world_id: str, agent_id: str) -> ImportanceEstimator:
         """The estimator that rates this agent's memories."""

@@ -296,3 +296,19 @@ class CountingEmbedder(HashingEmbedder):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         self.batches.append(list(texts))
         return super().embed(texts)
+
+
+class GatedEmbedder(HashingEmbedder):
+    """A HashingEmbedder whose calls wait until `gate` is set: a slow embedder, for
+    tests of what must not wait for an embedding (and what must)."""
+
+    def __init__(self, dimension: int = 64) -> None:
+        super().__init__(dimension)
+        self.gate = threading.Event()
+        self.started = threading.Event()  # set by the first call
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.started.set()
+        if not self.gate.wait(timeout=60):
+            raise TimeoutError("the embedder's gate never opened")
+        return super().embed(texts)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass
 from enum import IntEnum
 
 GameTime = float
 SECONDS_PER_HOUR = 3600.0
+# The importance of a memory stored before it was rated (Perceive answers once its
+# memories are durable; they are embedded and rated after): never a rating (1..10).
+UNRATED = 0.0
 
 
 class MemoryKind(IntEnum):
@@ -28,7 +32,7 @@ class SourceKind(IntEnum):
     AUTHOR = 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Source:
     """How an agent came to know something, and from whom."""
 
@@ -36,7 +40,10 @@ class Source:
     agent_id: str = ""
 
 
-@dataclass(frozen=True)
+SEEN = Source()  # seen by the agent itself: the default source
+
+
+@dataclass(frozen=True, slots=True)
 class Sharing:
     """Whom an agent may tell a memory: anyone (the default), nobody (`private`), or
     only the ids in `share_with` (agents or players)."""
@@ -76,6 +83,20 @@ ANYONE = Sharing()
 PRIVATE = Sharing(private=True)
 
 
+@functools.lru_cache(maxsize=4096)
+def source_of(kind: SourceKind, agent_id: str = "") -> Source:
+    """A Source, shared by every memory with the same one (frozen, so safe to share):
+    fewer objects for the garbage collector to scan in big streams."""
+    return Source(kind, agent_id)
+
+
+def sharing_of(private: bool, share_with: tuple[str, ...]) -> Sharing:
+    """A Sharing; the everyday ones (anyone, nobody) are shared objects."""
+    if not share_with:
+        return PRIVATE if private else ANYONE
+    return Sharing(private, share_with)
+
+
 @dataclass(frozen=True)
 class Observation:
     """One thing perceived, as the game reports it."""
@@ -85,15 +106,17 @@ class Observation:
     predicate: str = ""
     object: str = ""
     address: str = ""
-    source: Source = field(default_factory=Source)
+    source: Source = SEEN  # frozen: one shared object
     importance: float | None = None  # an override 1..10; None means "rate it"
     expires: GameTime | None = None  # when the memory stops being recalled; None: never
     sharing: Sharing = ANYONE  # whom the agent may tell it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NewMemory:
-    """A memory about to be written: everything but its id."""
+    """A memory about to be written: everything but its id. Streams hold these by the
+    hundred thousand: with slots (no __dict__) a record is one object for the garbage
+    collector to scan, not two, and full collections stop the event loop."""
 
     kind: MemoryKind
     description: str
@@ -103,14 +126,14 @@ class NewMemory:
     predicate: str = ""
     object: str = ""
     address: str = ""
-    source: Source = field(default_factory=Source)
+    source: Source = SEEN  # frozen: one shared object
     evidence_ids: tuple[int, ...] = ()
     depth: int = 0
     expires: GameTime | None = None  # game time from which the memory is no longer recalled
     sharing: Sharing = ANYONE  # whom the agent may tell it (dialogue never carries it further)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MemoryRecord(NewMemory):
     """A stored memory."""
 

@@ -2,7 +2,9 @@
 
 A write returns only after it is committed, so whatever an RPC acknowledged survives
 a crash of the process or the machine. Embeddings live here too (float32 blobs), with
-the embedding model's id and dimension, so the FAISS index can always be rebuilt.
+the embedding model's id and dimension, so the FAISS index can always be rebuilt. A
+memory may be written before its embedding (an empty blob, importance UNRATED unless
+given): `unembedded` finds such rows and `embedded` completes them.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from npc_brain.memory.records import (
     MemoryRecord,
     MemorySummary,
     NewMemory,
-    Sharing,
-    Source,
     SourceKind,
+    sharing_of,
+    source_of,
 )
 from npc_brain.memory.relationships import RelationshipBook
 from npc_brain.persona import AgentRecord, Persona
@@ -52,7 +54,7 @@ class Perception:
     places: Sequence[str]
     game_time: GameTime
     memories: Sequence[NewMemory]
-    vectors: NDArray[np.float32]
+    vectors: NDArray[np.float32] | None  # None: written before their embeddings
 
 
 class WorldStore:
@@ -210,8 +212,34 @@ class WorldStore:
             ).fetchall()
         vectors = np.zeros((len(rows), dimension), dtype=np.float32)
         for i, row in enumerate(rows):
-            vectors[i] = np.frombuffer(row[-1], dtype=np.float32)
+            if row[-1]:  # empty: not embedded yet (see unembedded); a zero row meanwhile
+                vectors[i] = np.frombuffer(row[-1], dtype=np.float32)
         return [_record(row) for row in rows], vectors
+
+    def unembedded(self, agent_id: str) -> set[int]:
+        """The agent's memories written before their embeddings and not completed since
+        (a crash, or a shutdown, came in between)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT memory_id FROM memories WHERE agent_id = ? AND length(embedding) = 0",
+                (agent_id,),
+            ).fetchall()
+        return {int(memory_id) for (memory_id,) in rows}
+
+    def embedded(self, completed: Sequence[tuple[str, MemoryRecord, NDArray[np.float32]]]) -> None:
+        """Writes the embeddings and importance of memories written before them, in one
+        transaction: (agent_id, the memory as rated, its embedding) each."""
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE memories SET embedding = ?, importance = ?"
+                " WHERE agent_id = ? AND memory_id = ?",
+                [
+                    (np.asarray(v, dtype=np.float32).tobytes(), m.importance, agent_id, m.memory_id)
+                    for agent_id, m, v in completed
+                ],
+            )
+            for agent_id in {agent_id for agent_id, _, _ in completed}:
+                db.execute(_NEW_VERSION, (agent_id,))
 
     def list_memories(
         self,
@@ -334,10 +362,16 @@ def _insert_memories(
     db: sqlite3.Connection,
     agent_id: str,
     memories: Sequence[NewMemory],
-    vectors: NDArray[np.float32],
+    vectors: NDArray[np.float32] | None,
 ) -> list[MemoryRecord]:
+    """Inserts memories; `vectors` None writes them without embeddings (empty blobs)."""
     stored: list[MemoryRecord] = []
-    for memory, vector in zip(memories, vectors, strict=True):
+    blobs = (
+        [b""] * len(memories)
+        if vectors is None
+        else [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
+    )
+    for memory, blob in zip(memories, blobs, strict=True):
         cursor = db.execute(
             "INSERT INTO memories (agent_id, kind, description, subject, predicate,"
             " object, address, source_kind, source_agent_id, created, last_accessed,"
@@ -361,7 +395,7 @@ def _insert_memories(
                 memory.expires,
                 memory.sharing.private,
                 json.dumps(list(memory.sharing.share_with)),
-                np.asarray(vector, dtype=np.float32).tobytes(),
+                blob,
             ),
         )
         assert cursor.lastrowid is not None
@@ -415,12 +449,12 @@ def _record(row: tuple[Any, ...]) -> MemoryRecord:
         predicate=str(predicate),
         object=str(obj),
         address=str(address),
-        source=Source(SourceKind(source_kind), str(source_agent_id)),
+        source=source_of(SourceKind(source_kind), str(source_agent_id)),
         created=float(created),
         last_accessed=float(last_accessed),
         importance=float(importance),
         evidence_ids=tuple(json.loads(str(evidence_json))),
         depth=int(depth),
         expires=None if expires is None else float(expires),
-        sharing=Sharing(bool(private), tuple(json.loads(str(share_with_json)))),
+        sharing=sharing_of(bool(private), tuple(json.loads(str(share_with_json)))),
     )

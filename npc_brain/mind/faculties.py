@@ -38,6 +38,7 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
+from npc_brain.mind.backlog import CatchUp
 from npc_brain.mind.emoji import MEANINGS, nearest_emojis
 from npc_brain.mind.reflect.prompts import Insight
 from npc_brain.mind.usage import UsageLedger
@@ -77,6 +78,8 @@ class Faculties:
         # (estimator, agent name or "", text) -> estimate, with the anchors that decided it
         self._ratings: OrderedDict[tuple[str, ...], Estimate] = OrderedDict()
         self.after_remember: RememberHook = lambda world, agent, game_time: None
+        # what Perceive stored before its embeddings: embedded and rated after
+        self.catch_up = CatchUp(self.embed, self._rating)
 
     def close(self) -> None:
         self.scheduler.close()
@@ -121,6 +124,23 @@ class Faculties:
             return rows
         computed = await self.embed_worker.run(self.embedder.embed, missing)
         return self.embeddings.fill(rows, texts, missing, computed)
+
+    def known_embeddings(self, texts: Sequence[str]) -> tuple[NDArray[np.float32], list[str]]:
+        """Rows for the texts the embedding cache knows, and the texts it does not."""
+        return self.embeddings.lookup(texts)
+
+    def known_importance(self, world: World, agent: AgentRecord, o: Observation) -> float | None:
+        """The observation's override or its cached rating; None when it needs rating."""
+        if o.importance is not None:
+            return float(o.importance)
+        estimator = self.importance_estimators.for_agent(world.world_id, agent.agent_id)
+        cached = self._ratings.get(_rating_key(estimator, agent, o.text))
+        return None if cached is None else cached.value
+
+    async def _rating(
+        self, world: World, agent: AgentRecord, memory: MemoryRecord, vector: NDArray[np.float32]
+    ) -> float:
+        return await self.importance(world, agent, Observation(memory.description), vector=vector)
 
     async def emojis(self, activities: Sequence[str]) -> list[str]:
         """Each activity's emoji: the one whose meaning its embedding is nearest to."""
@@ -300,7 +320,9 @@ class Faculties:
         With `weighed` (for thinking: prompts, plans, replies; not the Retrieve RPC), a
         memory a better-supported one contradicts is left out (News.weigh). `told_to`:
         the recall is for telling this listener (a player or an agent), so only memories
-        the agent may tell it are recalled (Sharing.allows)."""
+        the agent may tell it are recalled (Sharing.allows). Memories stored before
+        their embeddings are waited for (or embedded here), so none is left out."""
+        await self.catch_up.wait(world, agent_id)
         (vector,) = await self.embed([text])
         query = Query(
             vector,

@@ -37,7 +37,7 @@ def claim_of_memory(world: World, memory_id: int) -> KnownClaim:
     owner = world.store.memory_owner(memory_id)
     if owner is None:
         raise NotFound(f"no agent of world {world.world_id!r} has memory {memory_id}")
-    memory = world.stream(owner).get(memory_id)
+    memory = world.memory(owner, memory_id)
     if memory is None:
         raise NotFound(f"no agent of world {world.world_id!r} has memory {memory_id}")
     alone = Holder(owner, memory_id, "", memory.created, 0, 1.0, (), (owner,))

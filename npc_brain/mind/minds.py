@@ -26,7 +26,7 @@ from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.act.actor import Actor
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.knowledge import KnownClaim, claim_of_memory, claims_like
-from npc_brain.mind.perceive import AgentTick, Senses
+from npc_brain.mind.perceive import AgentTick, Senses, observation_of
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.react.reactions import Reactions
 from npc_brain.mind.reflect.reflector import Reflector
@@ -59,6 +59,7 @@ class Minds:
         self._replies = Replies(f, self._news)
         self._senses = Senses(f, self._after_perceive)
         f.after_remember = self._reflector.after_new_memories
+        f.catch_up.after = self._after_catch_up
 
     @property
     def usage(self) -> UsageLedger:
@@ -170,6 +171,7 @@ class Minds:
         self, world: World, agent: AgentRecord, game_time: GameTime
     ) -> list[MemoryRecord]:
         """Reflects now, whatever the trigger says; returns the insights stored."""
+        await self.faculties.catch_up.wait(world, agent.agent_id)
         return await self._reflector.reflect(world, agent, game_time)
 
     async def who_knows(
@@ -177,6 +179,8 @@ class Minds:
     ) -> list[KnownClaim]:
         """The claim a memory holds, or the k claims nearest a query, with their holders."""
         if memory_id is not None:
+            if (owner := world.store.memory_owner(memory_id)) is not None:
+                await self.faculties.catch_up.wait(world, owner)
             return [claim_of_memory(world, memory_id)]
         return await claims_like(self.faculties, world, query, k)
 
@@ -190,7 +194,18 @@ class Minds:
         self._reflector.after_new_memories(world, agent, game_time)
         self._reactions.after_perceive(world, agent, game_time, new)
 
+    def _after_catch_up(
+        self, world: World, agent: AgentRecord, memories: Sequence[MemoryRecord]
+    ) -> None:
+        """Perceived memories stored before their embeddings are now in the stream: what
+        follows a perception (the reflection trigger, reactions) follows now."""
+        new = [observation_of(m) for m in memories if m.kind == MemoryKind.OBSERVATION]
+        if new:
+            self._after_perceive(world, agent, max(m.created for m in memories), new)
+
     async def _settle(self, world: World) -> None:
-        """Waits until no background work of the world's agents runs."""
+        """Waits until no background work of the world's agents runs (embedding the
+        memories stored before their embeddings included)."""
+        await self.faculties.catch_up.wait(world)
         while busy := [t for m in world.minds.values() for t in m.tasks.values()]:
             await asyncio.wait(busy)

@@ -1,10 +1,16 @@
 """Perceiving: observations become memories, many agents in one write.
 
-New texts of every agent are embedded in one batch and rated; all perceptions are then
-stored in one transaction (one fsync) before the caller is answered. An observation
-identical to one of the agent's latest `perception_retention` at the same address is
-not stored again: its existing id is returned. Each agent that stored something is then
-handed to `after_perceive` (the reflection trigger and reactions).
+All perceptions are stored in one transaction (one fsync) before the caller is
+answered. New texts whose embeddings the cache knows (and whose rating is known) are
+stored complete. The others are stored at once without embedding, and the caller is
+answered: Faculties.catch_up embeds and rates them in the background, every agent's
+together, and retrieval waits for it (World's backlog). `wait_for_embedding`
+embeds and rates every new text before the write instead, as one batch.
+
+An observation identical to one of the agent's latest `perception_retention` at the same
+address is not stored again: its existing id is returned. Each agent that stored
+something is then handed to `after_perceive` (the reflection trigger and reactions):
+at once, or once its memories are embedded.
 """
 
 from __future__ import annotations
@@ -12,7 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from npc_brain.memory.records import GameTime, MemoryKind, Observation
+from npc_brain.memory.records import (
+    UNRATED,
+    GameTime,
+    MemoryKind,
+    MemoryRecord,
+    NewMemory,
+    Observation,
+)
 from npc_brain.memory.store import Perception
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.world import World
@@ -58,38 +71,90 @@ class Senses:
         ids = []
         for s, memories in zip(sensed, stored, strict=True):
             s.known.update({(m.description, m.address): m.memory_id for m in memories})
-            if memories:
+            if memories and s.perception.vectors is not None:
                 self._after_perceive(world, s.agent, game_time, s.new)
             ids.append([str(s.known[(o.text, o.address)]) for o in s.observations])
+        if any(s.perception.vectors is None and s.new for s in sensed):
+            self._f.catch_up.later(world)
         return ids
 
     async def _sense(
         self, world: World, game_time: GameTime, items: Sequence[tuple[AgentTick, AgentRecord]]
     ) -> list[_Sensed]:
         """What the agents' perceptions will store (places, new memories). Every new text
-        of every agent is embedded in one batch."""
+        of every agent is embedded in one batch, or, unless the settings wait for it,
+        left to Faculties.catch_up (mind/backlog.py) if the cache does not know it."""
         retention = self._f.settings.perception_retention
         news: list[tuple[list[Observation], dict[tuple[str, str], int]]] = []
         for item, agent in items:
             self._f.usage.saw(world.world_id, agent.agent_id, game_time)
             known = {
                 (m.description, m.address): m.memory_id
-                for m in world.stream(agent.agent_id).recent(retention)
+                for m in world.recent(agent.agent_id, retention)
                 if m.kind == MemoryKind.OBSERVATION
             }
             new = [o for o in item.observations if (o.text, o.address) not in known]
             new = list({(o.text, o.address): o for o in new}.values())  # one per repeated line
             news.append((new, known))
-        vectors = await self._f.embed([o.text for new, _ in news for o in new])
+        texts = [o.text for new, _ in news for o in new]
+        later = not self._f.settings.wait_for_embedding
+        if later:
+            vectors, missing = self._f.known_embeddings(texts)
+        else:
+            vectors, missing = await self._f.embed(texts), []
+        unknown = set(missing)
         sensed = []
         start = 0
         for (item, agent), (new, known) in zip(items, news, strict=True):
             part = vectors[start : start + len(new)]
             start += len(new)
-            memories = await self._f.rate(
-                world, agent, MemoryKind.OBSERVATION, new, game_time, part
-            )
             places = [*item.visible_addresses, *(o.address for o in item.observations)]
-            perception = Perception(agent.agent_id, places, game_time, memories, part)
+            ratings = [self._f.known_importance(world, agent, o) for o in new] if later else []
+            if later and (None in ratings or any(o.text in unknown for o in new)):
+                memories = _unrated(new, ratings, game_time)
+                perception = Perception(agent.agent_id, places, game_time, memories, None)
+            else:
+                memories = await self._f.rate(
+                    world, agent, MemoryKind.OBSERVATION, new, game_time, part
+                )
+                perception = Perception(agent.agent_id, places, game_time, memories, part)
             sensed.append(_Sensed(agent, item.observations, new, known, perception))
         return sensed
+
+
+def _unrated(
+    observations: Sequence[Observation], ratings: Sequence[float | None], game_time: GameTime
+) -> list[NewMemory]:
+    """Observations as memories stored before their embeddings: importance as known, or
+    UNRATED (Faculties.catch_up rates them)."""
+    return [
+        NewMemory(
+            kind=MemoryKind.OBSERVATION,
+            description=o.text,
+            created=game_time,
+            importance=UNRATED if rating is None else rating,
+            subject=o.subject,
+            predicate=o.predicate,
+            object=o.object,
+            address=o.address,
+            source=o.source,
+            expires=o.expires,
+            sharing=o.sharing,
+        )
+        for o, rating in zip(observations, ratings, strict=True)
+    ]
+
+
+def observation_of(memory: MemoryRecord) -> Observation:
+    """The observation a perceived memory was stored from."""
+    return Observation(
+        memory.description,
+        memory.subject,
+        memory.predicate,
+        memory.object,
+        memory.address,
+        memory.source,
+        memory.importance,
+        memory.expires,
+        memory.sharing,
+    )

@@ -54,7 +54,10 @@ class UsageLedger:
         self._agents: dict[tuple[str, str], Usage] = {}
 
     def _usage(self, world_id: str, agent_id: str) -> Usage:
-        return self._agents.setdefault((world_id, agent_id), Usage())
+        usage = self._agents.get((world_id, agent_id))
+        if usage is None:  # not setdefault: a Usage (two Counters) for every Tick agent adds up
+            usage = self._agents[(world_id, agent_id)] = Usage()
+        return usage
 
     def saw(self, world_id: str, agent_id: str, game_time: GameTime) -> None:
         """Notes that an agent was active at game_time (for per-game-hour rates)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,13 @@ class World:
     Streams with more than `exact_limit` memories get an ANN index: loaded from
     `index_dir` when it matches the store, otherwise built on a background thread
     (retrieval stays exact meanwhile, just slower) and saved on close.
+
+    A memory may be stored before its embedding (Perceive answers after the write). It
+    then waits, with every later memory of its agent, in the agent's backlog until
+    Faculties.catch_up embeds it (`embedded`); only then do they join the stream, in
+    the order they were stored. Rows a crash left without embedding go to the backlog
+    when the stream loads. Whatever reads the stream by meaning (retrieval) waits for
+    the backlog first (CatchUp.wait, mind/backlog.py); reads by id or text see it at once.
     """
 
     world_id: str
@@ -41,6 +49,8 @@ class World:
     streams: dict[str, AgentStream] = field(default_factory=dict)
     minds: dict[str, AgentMind] = field(default_factory=dict)
     _building: set[str] = field(default_factory=set)
+    _backlogs: dict[str, deque[Backlogged]] = field(default_factory=dict)
+    catching_up: asyncio.Task[None] | None = None  # Faculties.catch_up, while it runs
 
     def agent(self, agent_id: str) -> AgentRecord:
         agent = self.store.get_agent(agent_id)
@@ -60,6 +70,7 @@ class World:
             stream = AgentStream(self.dimension, exact_limit=self.exact_limit)
             version = self.store.memory_version(agent_id)
             records, vectors = self.store.load_memories(agent_id, self.dimension)
+            records, vectors = self._recover(agent_id, records, vectors)
             stream.add(records, vectors)
             if stream.needs_index():
                 saved = AnnIndex.load(self._index_path(agent_id), version, len(records))
@@ -72,30 +83,120 @@ class World:
     def remember(
         self, agent_id: str, memories: Sequence[NewMemory], vectors: NDArray[np.float32]
     ) -> list[MemoryRecord]:
-        """Stores memories durably, then adds them to the agent's stream."""
-        stream = self.stream(agent_id)  # loaded before the write, so each is added once
+        """Stores memories durably, then adds them to the agent's stream (behind its
+        backlog, if it has one)."""
+        self.stream(agent_id)  # loaded before the write, so each is added once
         stored = self.store.add_memories(agent_id, memories, vectors)
-        stream.add(stored, vectors)
-        self._index_later(agent_id, stream)
+        self._arrived(agent_id, stored, vectors)
         return stored
 
     def perceived(self, perceptions: Sequence[Perception]) -> list[list[MemoryRecord]]:
         """Stores several agents' perceptions in one transaction, then adds the new
-        memories to their streams; returns each agent's stored memories."""
+        memories to their streams, or to their backlogs when they have no embeddings
+        yet (Perception.vectors None); returns each agent's stored memories."""
         for p in perceptions:
             self.stream(p.agent_id)  # loaded before the write, so each is added once
         stored = self.store.add_perceptions(perceptions)
         for p, memories in zip(perceptions, stored, strict=True):
             if memories:
-                stream = self.stream(p.agent_id)
-                stream.add(memories, p.vectors)
-                self._index_later(p.agent_id, stream)
+                self._arrived(p.agent_id, memories, p.vectors)
         return stored
 
     def forget(self, agent_id: str, memory_id: int) -> bool:
-        """Deletes a memory from the store, then from the stream."""
+        """Deletes a memory from the store, then from the stream or the backlog."""
         stream = self.stream(agent_id)
-        return self.store.forget(agent_id, memory_id) and stream.forget(memory_id)
+        if not self.store.forget(agent_id, memory_id):
+            return False
+        for waiting in self._backlogs.get(agent_id, ()):
+            if waiting.drop(memory_id):
+                return True
+        return stream.forget(memory_id)
+
+    # The backlog: memories stored before their embeddings ---------------------------
+
+    def backlogged(self, agent_id: str | None = None) -> bool:
+        """Whether the agent (None: any agent) has memories not in its stream yet."""
+        if agent_id is None:
+            return any(self._backlogs.values())
+        return bool(self._backlogs.get(agent_id))
+
+    def unembedded(self) -> list[Backlogged]:
+        """Every backlog entry still waiting for its embeddings, oldest first per agent."""
+        return [w for q in self._backlogs.values() for w in q if w.vectors is None]
+
+    def embedded(
+        self, waiting: Backlogged, records: Sequence[MemoryRecord], vectors: NDArray[np.float32]
+    ) -> list[MemoryRecord]:
+        """Gives a backlog entry its rated records and embeddings (already written to
+        the store), then moves every complete entry at the head of the agent's backlog
+        into its stream; returns the entry's records that were not forgotten meanwhile."""
+        kept = [i for i, r in enumerate(records) if r.memory_id in waiting.ids]
+        waiting.records = [records[i] for i in kept]
+        waiting.vectors = vectors[kept]
+        backlog = self._backlogs.get(waiting.agent_id)
+        stream = self.streams.get(waiting.agent_id)
+        while backlog and (ready := backlog[0].vectors) is not None:
+            head = backlog.popleft()
+            if stream is not None:
+                stream.add(head.records, ready)
+        if backlog is not None and not backlog:
+            del self._backlogs[waiting.agent_id]
+        if stream is not None:
+            self._index_later(waiting.agent_id, stream)
+        return waiting.records
+
+    def recent(self, agent_id: str, n: int) -> list[MemoryRecord]:
+        """The n newest remembered memories of the agent, oldest first, backlog included."""
+        waiting = [r for w in self._backlogs.get(agent_id, ()) for r in w.records]
+        if len(waiting) >= n:
+            return waiting[len(waiting) - n :]
+        return [*self.stream(agent_id).recent(n - len(waiting)), *waiting]
+
+    def memory(self, agent_id: str, memory_id: int) -> MemoryRecord | None:
+        """One remembered memory of the agent by id, from its stream or its backlog."""
+        found = self.stream(agent_id).get(memory_id)
+        for waiting in self._backlogs.get(agent_id, ()):
+            found = found or next((r for r in waiting.records if r.memory_id == memory_id), None)
+        return found
+
+    def withheld_from(self, agent_id: str, listener: str) -> list[MemoryRecord]:
+        """The remembered memories the agent may not tell `listener`, backlog included."""
+        waiting = [r for w in self._backlogs.get(agent_id, ()) for r in w.records]
+        return [
+            *self.stream(agent_id).withheld_from(listener),
+            *(r for r in waiting if r.sharing.restricted and not r.sharing.allows(listener)),
+        ]
+
+    def _arrived(
+        self, agent_id: str, records: list[MemoryRecord], vectors: NDArray[np.float32] | None
+    ) -> None:
+        """Stored memories join the stream, or the backlog when they have no embeddings
+        or the agent's backlog is not empty (the stream keeps the order of the store)."""
+        backlog = self._backlogs.get(agent_id)
+        if backlog is None and vectors is not None:
+            stream = self.stream(agent_id)
+            stream.add(records, vectors)
+            self._index_later(agent_id, stream)
+            return
+        waiting = Backlogged(agent_id, records, vectors)
+        self._backlogs.setdefault(agent_id, deque()).append(waiting)
+
+    def _recover(
+        self, agent_id: str, records: list[MemoryRecord], vectors: NDArray[np.float32]
+    ) -> tuple[list[MemoryRecord], NDArray[np.float32]]:
+        """Splits loaded memories at the first one stored without its embedding: those
+        before it go to the stream, the rest to the backlog (to be embedded, or waiting
+        behind those that are). Nothing to split is the usual case."""
+        missing = self.store.unembedded(agent_id) if records else set()
+        first = next((i for i, r in enumerate(records) if r.memory_id in missing), None)
+        if first is None:
+            return records, vectors
+        log.info("%d memories of %s have no embedding yet", len(missing), agent_id)
+        backlog = self._backlogs.setdefault(agent_id, deque())
+        for i in range(first, len(records)):
+            row = None if records[i].memory_id in missing else vectors[i : i + 1]
+            backlog.append(Backlogged(agent_id, [records[i]], row, recovered=True))
+        return records[:first], vectors[:first]
 
     def mind(self, agent_id: str) -> AgentMind:
         """The agent's mind state; its saved plan is loaded the first time."""
@@ -119,7 +220,12 @@ class World:
         store, then closes it."""
         for mind in self.minds.values():
             mind.close()
+        if self.catching_up is not None:
+            self.catching_up.cancel()  # what it has not written is embedded at the next start
         for agent_id, stream in self.streams.items():
+            # With a backlog the index still matches: it covers the stream, which holds the
+            # memories before the first one without embedding, as the stream loaded next
+            # time will (World._recover).
             if stream.ann is not None and stream.forgotten == 0:
                 try:
                     stream.ann.save(self._index_path(agent_id), self.store.memory_version(agent_id))
@@ -151,6 +257,30 @@ class World:
                 stream.adopt_index(done.result())
 
         build.add_done_callback(adopt)
+
+
+@dataclass
+class Backlogged:
+    """Memories of one agent stored before their embeddings (or behind such ones)."""
+
+    agent_id: str
+    records: list[MemoryRecord]
+    vectors: NDArray[np.float32] | None  # None until Faculties.catch_up computes them
+    recovered: bool = False  # found at load: stored before a crash or a shutdown
+
+    @property
+    def ids(self) -> set[int]:
+        return {r.memory_id for r in self.records}
+
+    def drop(self, memory_id: int) -> bool:
+        """Forgets one of the memories; False if it is not here."""
+        for i, record in enumerate(self.records):
+            if record.memory_id == memory_id:
+                del self.records[i]
+                if self.vectors is not None:
+                    self.vectors = np.delete(self.vectors, i, axis=0)
+                return True
+        return False
 
 
 class WorldRegistry:

@@ -4,6 +4,7 @@ HTTP/JSON gateway."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import ssl
@@ -108,6 +109,16 @@ def tls_context(settings: Settings) -> ssl.SSLContext | None:
     return context
 
 
+def freeze_startup_objects() -> None:
+    """Moves every object alive once the server is up (modules, the models' wrappers,
+    protobuf descriptors: ~70k) out of the garbage collector's reach: they live as long as
+    the process, and each full collection would scan them again, with the event loop
+    stopped (a Tick of 100 agents waited 85 ms for one on a loaded machine, 20 ms frozen).
+    Garbage made before is collected first, so nothing unreachable is kept."""
+    gc.collect()
+    gc.freeze()
+
+
 async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
     """Runs until SIGINT or SIGTERM, then drains in-flight calls and stops.
 
@@ -127,6 +138,7 @@ async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
             await server.stop(None)
             brain.close()
             raise
+    freeze_startup_objects()
     print(f"npc-brain serving npc_brain.v1.Brain on {settings.host}:{port}", flush=True)
     if http_server is not None:
         print(f"npc-brain serving HTTP/JSON on {settings.host}:{http_server.port}", flush=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -15,9 +16,10 @@ from npc_brain.memory.records import (
     MemoryRecord,
     Observation,
     ScoredMemory,
-    Sharing,
     Source,
     SourceKind,
+    sharing_of,
+    source_of,
 )
 from npc_brain.memory.relationships import Relationship
 from npc_brain.memory.retrieval import Weights
@@ -146,7 +148,7 @@ def observation_from_pb(
         source=source_from_pb(f"{field}.source", o.source, default_source),
         importance=o.importance if o.HasField("importance") else None,
         expires=time_from_pb("expires", o, required=False, field_name=f"{field}.expires"),
-        sharing=Sharing(o.private, tuple(o.share_with)),
+        sharing=sharing_of(o.private, tuple(o.share_with)),
     )
 
 
@@ -154,7 +156,7 @@ def source_from_pb(field: str, source: pb.Source, default: SourceKind = SourceKi
     kind = source.kind or default
     if kind not in SourceKind._value2member_map_:
         raise InvalidArgument(f"{field}.kind", f"unknown source kind {kind}")
-    return Source(SourceKind(kind), source.agent_id)
+    return source_of(SourceKind(kind), source.agent_id)
 
 
 def kind_from_pb(field: str, kind: int) -> MemoryKind:
@@ -227,7 +229,11 @@ def line_to_pb(line: Line) -> pb.Utterance:
     )
 
 
+@functools.lru_cache(maxsize=8192)
 def action_to_pb(a: Action) -> pb.Action:
+    """The message of an action. Cached: a Tick answers every agent's current action,
+    which stays the same for many ticks; a message given to another's constructor is
+    copied, so the cached one is never changed."""
     return pb.Action(
         description=a.description,
         address=a.address,

@@ -47,8 +47,9 @@ def test_perceive_stores_rated_memories_and_override_skips_the_model(tmp_path: P
         )
 
     ids = run(scenario())
-    assert len(ids) == 2 and len(chat.history) == 1
-    found = run(brain.retrieve("", "isabella", T0, "party", k=5))
+    assert len(ids) == 2
+    found = run(brain.retrieve("", "isabella", T0, "party", k=5))  # waits for the rating
+    assert len(chat.history) == 1
     assert {s.memory.description: s.memory.importance for s in found} == {
         "a party is planned": 9.0,
         "the sky is blue": 2.0,
@@ -226,6 +227,7 @@ def test_the_same_text_is_rated_once(tmp_path: Path) -> None:
         await _with_agent(brain)
         await brain.perceive("", "isabella", T0, [Observation("Klaus waves", address="a")])
         await brain.perceive("", "isabella", T0, [Observation("Klaus waves", address="b")])
+        await brain.list_memories("", "isabella")  # both rated by now
 
     run(scenario())
     assert len(chat.history) == 1

@@ -72,6 +72,7 @@ def test_estimators_are_chosen_per_world_and_per_agent(tmp_path: Path) -> None:
         await _agents(brain, "isabella", world="dungeon")
         for world, agent in [("", "isabella"), ("", "klaus"), ("dungeon", "isabella")]:
             await brain.perceive(world, agent, T0, [Observation("a letter came")])
+            await brain.list_memories(world, agent)  # rated once listed
 
     run(scenario())
     calls = {
@@ -107,6 +108,7 @@ def test_the_anchors_that_decided_a_rating_are_kept_for_explanation(tmp_path: Pa
     async def scenario() -> None:
         await _agents(brain, "isabella")
         await brain.perceive("", "isabella", T0, [Observation(TEXTS[0])])
+        await brain.list_memories("", "isabella")  # rated once listed
 
     run(scenario())
     world, agent = brain._agent("", "isabella")  # noqa: SLF001 - no RPC exposes it (yet)
@@ -124,9 +126,9 @@ def test_the_reflection_threshold_sums_the_estimates(tmp_path: Path, estimator: 
         probe = make_brain(tmp_path / f"probe-{name}", importance_estimator=estimator)
         run(_agents(probe, "isabella"))
         run(probe.perceive("", "isabella", T0, [Observation(t) for t in TEXTS]))
+        memories = run(probe.list_memories("", "isabella")).memories  # rated once listed
         world, _ = probe._agent("", "isabella")  # noqa: SLF001
         total = world.stream("isabella").importance_since_reflection
-        memories = run(probe.list_memories("", "isabella")).memories
         assert total == pytest.approx(sum(m.importance for m in memories))
         assert all(1.0 <= m.importance <= 10.0 for m in memories)
         probe.close()

@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     ("npc_brain.mind.state", "npc_brain.mind.usage"),
     ("npc_brain.mind.world",),
+    ("npc_brain.mind.backlog",),
     ("npc_brain.mind.faculties",),
     ("npc_brain.mind.talk.relations",),
     ("npc_brain.mind.plan.composer",),

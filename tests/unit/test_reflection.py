@@ -133,7 +133,7 @@ def test_a_reflection_that_stores_nothing_still_resets_its_trigger(tmp_path: Pat
             await brain.perceive("", "isabella", T0 + i, [Observation(f"event {i}", importance=10)])
         for _ in range(1000):
             await asyncio.sleep(0.01)
-            if brain.usage.summary("default", "isabella").calls_by_kind["reflection"]:
+            if brain.usage.summary("default", "isabella").calls_by_kind.get("reflection"):
                 break
         await asyncio.sleep(0.05)
         for i in range(3, 5):  # 20 more: at the threshold, not past it

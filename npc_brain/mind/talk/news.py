@@ -93,7 +93,7 @@ class News:
 
     def withholds(self, world: World, agent_id: str, listener: str) -> bool:
         """Whether the agent holds anything it may not tell `listener`."""
-        return bool(world.stream(agent_id).withheld_from(listener))
+        return bool(world.withheld_from(agent_id, listener))
 
     async def leaks(
         self,
@@ -106,7 +106,7 @@ class News:
     ) -> bool:
         """Whether `text` gives away a memory the agent may not tell `listener`, beyond
         what was `said` already and the people's `names`."""
-        withheld = world.stream(agent_id).withheld_from(listener)
+        withheld = world.withheld_from(agent_id, listener)
         if not withheld:
             return False
         known, people = " ".join([*said, *names]), name_terms(names)
@@ -138,7 +138,7 @@ class News:
     ) -> Sharing:
         """Whom the agent may tell its own line `text` to `listener`: as narrowly as a
         confidence it carries (a memory shared with the listener only), else anyone."""
-        restricted = world.stream(agent.agent_id).withheld_from("")  # "" is nobody's id
+        restricted = world.withheld_from(agent.agent_id, "")  # "" is nobody's id
         confided = [m for m in restricted if m.sharing.allows(listener)]
         if not confided:
             return ANYONE
