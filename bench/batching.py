@@ -1,13 +1,13 @@
 """Continuous batching: generated tokens a second with N calls at once against one.
 
-    python -m bench.batching [--concurrency 1,2,4,8] [--tokens 64] [--rounds 2]
+    python -m bench.batching [--concurrency 1,2,4,8] [--tokens 96] [--rounds 2]
 
 The embedded chat model (the default GGUF) in one process: `BatchedLlamaChat` with as
 many slots as the largest concurrency, and the one-call-at-a-time `LlamaChat` (the
 baseline, which serves N calls one after another). Each round asks N agents, each
 from a thread of its own, for a free-text answer of --tokens tokens (sampled, as
-replies are; prompts of ~100 tokens, a new question each round so no answer comes
-from a cache); the arms take turns, so load on the machine hits them alike. Tokens a
+replies are; short prompts, ~30 tokens, so that generating dominates; a new question
+each round); the arms take turns, so load on the machine hits them alike. Tokens a
 second count generated tokens over the wall time of the round, prompt reading included.
 """
 
@@ -30,12 +30,7 @@ TOPICS = ["your morning", "the cafe", "the park", "your work", "the town", "your
 
 def prompt(name: str, topic: str) -> list[Message]:
     return [
-        Message(
-            "system",
-            f"You are {name}, who lives in the Ville, a small town with a cafe, a college, "
-            "a park and a grocery store. You are friendly and talk about your day.\n\n"
-            "Answer in a few sentences.",
-        ),
+        Message("system", f"You are {name}, who lives in the Ville."),
         Message("user", f"Tell me about {topic}, in detail."),
     ]
 
@@ -62,7 +57,7 @@ def round_tokens_per_s(chat: ChatModel, n: int, tokens: int, topic: str, seed: i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", default="1,2,4,8")
-    parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--tokens", type=int, default=96)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     levels = sorted({int(n) for n in args.concurrency.split(",")} | {1})
