@@ -142,8 +142,10 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
         "Hi Klaus, it is a lovely day at the cafe.",
         "Yes, I finished my paper today.",
         "Will you come to my party on Friday?",
+        "I'm not sure yet.",  # a question is answered, plainly when no draw will do
     ]
-    assert chat.calls.count("line") == 7  # 2 fresh, a parrot drawn again, 3 parrots: the end
+    # 2 fresh, a parrot drawn again, 3 parrots (then the plain answer), 3 more: the end
+    assert chat.calls.count("line") == 10
 
 
 def test_a_broken_line_is_drawn_again(tmp_path: Path) -> None:

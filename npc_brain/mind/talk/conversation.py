@@ -49,6 +49,7 @@ from npc_brain.mind.talk.relations import last_open_line, relationship, renew_re
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
+NOT_SURE = "I'm not sure yet."  # the plain answer to a question no draw answered
 log = logging.getLogger(__name__)
 CHAT_EMOJI = "💬"
 TURN_ATTEMPTS = 3  # a parroted or unusable line is drawn again, twice at most
@@ -241,8 +242,8 @@ class Conversations:
         pass one on; a parroted or unusable line, one that gives away a secret, or one
         that does not carry the intent (its words or its meaning) is drawn again with
         another seed (TURN_ATTEMPTS draws at most). Then a line meant to pass on a
-        memory is said plainly (intent.plain_line); any other ends the conversation
-        (None)."""
+        memory, or that answers a question, is said plainly (intent.plain_line); any
+        other ends the conversation (None)."""
         names = [speaker.persona.name, listener.persona.name]
         said = [x.text for x in lines]
         cast = _cast(world, speaker, listener.persona.name, [m.description for m in memories], said)
@@ -280,10 +281,14 @@ class Conversations:
                 _log_line(speaker, listener, intent, line.text, attempt)
                 label = intent.kind.value if self._f.settings.line_intents else ""
                 return Line("", line.text, line.end_conversation, label), intent.memory
-        if intent.memory is None:
-            return None
+        asked = bool(lines) and lines[-1].text.rstrip().endswith("?")
+        if intent.memory is None and not asked:
+            return None  # a question is answered, however plainly; small talk may end
         first = listener.persona.name.split()[0] if listener.persona.name.split() else ""
-        text = plain_line(intent, speaker.persona, first, opener=not lines)
+        if intent.memory is None:
+            text = NOT_SURE  # a question the speaker has no memory to answer with
+        else:
+            text = plain_line(intent, speaker.persona, first, opener=not lines)
         problem = broken(text) or misfit(text, cast)  # a garbled line it would quote
         if problem is not None:
             _log_refused(speaker, listener, problem, text)
