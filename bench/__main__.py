@@ -22,9 +22,11 @@ Sections (all by default; a full run takes about 10 minutes on 2 cores, --quick 
 Run alone (each runs the demo, too slow for the suite): `python -m bench.demo_scale`
 (seconds per game hour as the town grows) and `python -m bench.days` (the free planner
 against the composed one: whether the agents' days make sense). Also alone:
-`python -m bench.realtime` (a player's first token while the town thinks, player_first
-against the serial scheduler) and `python -m bench.interview` (believable answers in
-the paper's interview categories, with its ablations).
+`python -m bench.realtime` (a player's first token while the town thinks: continuous
+batching, player_first and the serial scheduler), `python -m bench.batching` (tokens a
+second with N calls decoded together against one at a time) and `python -m
+bench.interview` (believable answers in the paper's interview categories, with its
+ablations).
 """
 
 from __future__ import annotations
