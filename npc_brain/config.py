@@ -139,9 +139,9 @@ class Settings:
         10_000_000,
     )
     model_nice: int = _models(
-        10,
+        0,
         "niceness of the chat model's threads (0-19): above 0 they yield the CPU to the"
-        " tick path and the game while the model thinks",
+        " tick path and the game, but any busy process then starves the model",
         0,
         19,
     )
