@@ -124,7 +124,13 @@ class Settings:
         "", f"embedding GGUF path; empty means {DEFAULT_EMBED_MODEL} in models_dir"
     )
     chat_context: int = _models(2048, "chat model context window in tokens", 512, 131072)
-    threads: int = _models(0, "CPU threads for the chat model; 0 means all cores", 0, 256)
+    threads: int = _models(
+        0,
+        "CPU threads for the chat model; 0: the cores other processes leave free, looked"
+        " at before each call (Linux; elsewhere all cores)",
+        0,
+        256,
+    )
     embed_threads: int = _models(
         1,
         "CPU threads for the embedder (one keeps Perceive quick while the chat model "

@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 
 from npc_brain.llm.base import Completion, Message, TokenSink
 from npc_brain.llm.batch_plan import Call, Slot, common_prefix, plan_step, resumable
+from npc_brain.llm.free_cores import FreeCores
 from npc_brain.llm.llama import (
     PROMPT_CACHE_BYTES,
     _as_dict,
@@ -99,6 +100,8 @@ class BatchedLlamaChat:
         self._vocab = self._model.vocab
         self._n_vocab = self._model.n_vocab()
         self._states = PromptStates(prompt_cache_bytes)
+        self._free_cores = FreeCores() if threads <= 0 else None  # threads 0: the cores left
+        self._n_threads = _threads(threads)
         context = llama_cpp.llama_context_default_params()
         context.n_ctx = slots * n_ctx
         context.n_batch = context.n_ubatch = BATCH_TOKENS
@@ -357,6 +360,9 @@ class BatchedLlamaChat:
 
     def _step(self) -> None:
         """One round: the decodes plan_step gives, each followed by what its calls sample."""
+        if self._free_cores is not None and (n := self._free_cores()) != self._n_threads:
+            llama_cpp.llama_set_n_threads(self._ctx.ctx, n, n)
+            self._n_threads = n
         for decode in plan_step(self._calls):
             self._run(decode)
 

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
 from npc_brain.llm.base import Completion, Interrupts, Message, TokenSink, normalise_rows
+from npc_brain.llm.free_cores import FreeCores
 from npc_brain.llm.markup import Defuser
 from npc_brain.llm.prompt_cache import (
     PromptCacheStats,
@@ -137,6 +138,8 @@ class LlamaChat:
         self.interrupts: Interrupts | None = None
         self.interruptions = 0  # calls set aside for more urgent ones
         self._states = PromptStates(prompt_cache_bytes)
+        self._free_cores = FreeCores() if threads <= 0 else None  # threads 0: the cores left
+        self._n_threads = _threads(threads)
         self._live_ends: tuple[int, ...] = ()  # the splits the live context was evaluated with
         self.prompt_cache_stats = PromptCacheStats()
         self._llama = load_llama(
@@ -164,6 +167,7 @@ class LlamaChat:
         grammar = _grammar(json.dumps(schema)) if schema is not None else None
         dicts = [_as_dict(m, self._defuse) for m in messages]
         with self._lock:
+            self._fit_threads()
             llama: Any = self._llama  # its TypedDicts do not fit streamed chunks
             template: Any = self._template
             rendered = template(messages=dicts)
@@ -210,6 +214,7 @@ class LlamaChat:
         _check_no_prefixes(options, encoded)
         dicts = [_as_dict(m, self._defuse) for m in messages]
         with self._lock:
+            self._fit_threads()
             template: Any = self._template
             rendered = template(messages=dicts).prompt + answer_prefix
             prompt = self._tokenize(rendered, True)
@@ -236,6 +241,14 @@ class LlamaChat:
 
             walk(prompt, list(range(len(options))), 0)
         return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
+
+    def _fit_threads(self) -> None:
+        """With `threads` 0, uses the cores other processes leave free (free_cores.py)."""
+        if self._free_cores is None:
+            return
+        if (n := self._free_cores()) != self._n_threads:
+            llama_cpp.llama_set_n_threads(self._llama._ctx.ctx, n, n)  # noqa: SLF001
+            self._n_threads = n
 
     def _tokenize(self, text: str, add_bos: bool) -> list[int]:
         tokens: list[int] = self._llama.tokenize(text.encode(), add_bos=add_bos, special=True)

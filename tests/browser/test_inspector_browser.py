@@ -15,6 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions
@@ -60,7 +61,22 @@ def go(driver: webdriver.Chrome, element: WebElement) -> None:
     """Clicks a link or a submit button and waits for the next page."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    wait(driver).until(expected_conditions.staleness_of(page))
+    wait(driver).until(lambda _: gone(page))
+
+
+def gone(element: WebElement) -> bool:
+    """Whether the element's page has been replaced: as expected_conditions.staleness_of,
+    and also when chromedriver, asked while the page changes, answers that the node does
+    not belong to the document (seen once in CI)."""
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
+    return False
 
 
 def fill(element: WebElement, text: str) -> None:
