@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from npc_brain.llm.llama import PROMPT_CHUNK_TOKENS
+from npc_brain.llm.prompt_cache import common_prefix
 
 
 @dataclass
@@ -81,12 +82,3 @@ def resumable(slot: Slot, prompt: Sequence[int], ends: tuple[int, ...]) -> int:
         if end <= common and slot.ends[: i + 1] == ends[: i + 1]:
             held = end
     return held
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

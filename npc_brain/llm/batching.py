@@ -40,7 +40,7 @@ from llama_cpp._logger import set_verbose
 from numpy.typing import NDArray
 
 from npc_brain.llm.base import Completion, Message, TokenSink
-from npc_brain.llm.batch_plan import Call, Slot, common_prefix, plan_step, resumable
+from npc_brain.llm.batch_plan import Call, Slot, plan_step, resumable
 from npc_brain.llm.free_cores import FreeCores
 from npc_brain.llm.llama import (
     PROMPT_CACHE_BYTES,
@@ -51,12 +51,14 @@ from npc_brain.llm.llama import (
     _require_file,
     _special_texts,
     _threads,
+    trie_probabilities,
 )
 from npc_brain.llm.markup import Defuser
 from npc_brain.llm.prompt_cache import (
     PromptCacheStats,
     PromptStates,
     SavedState,
+    common_prefix,
     prompt_boundaries,
 )
 from npc_brain.llm.sampling import GrammarCheckedSampler
@@ -101,7 +103,6 @@ class BatchedLlamaChat:
         self._n_vocab = self._model.n_vocab()
         self._states = PromptStates(prompt_cache_bytes)
         self._free_cores = FreeCores() if threads <= 0 else None  # threads 0: the cores left
-        self._n_threads = _threads(threads)
         context = llama_cpp.llama_context_default_params()
         context.n_ctx = slots * n_ctx
         context.n_batch = context.n_ubatch = BATCH_TOKENS
@@ -172,8 +173,6 @@ class BatchedLlamaChat:
         rendered = template(messages=dicts).prompt + answer_prefix
         prompt = self._tokenize(rendered, True)
         ends = self._ends(prompt, rendered, dicts, True)
-        probabilities = [1.0] * len(options)
-        evaluations = 0
         with self._slot(prompt) as slot:
 
             def logits_after(tokens: list[int]) -> NDArray[np.float32]:
@@ -184,24 +183,7 @@ class BatchedLlamaChat:
                 row: NDArray[np.float32] = value
                 return row
 
-            def walk(prefix: list[int], members: list[int], depth: int) -> None:
-                nonlocal evaluations
-                branches: dict[int, list[int]] = {}
-                for i in members:
-                    if depth < len(encoded[i]):
-                        branches.setdefault(encoded[i][depth], []).append(i)
-                if len(branches) > 1:
-                    evaluations += 1
-                    logits = logits_after(prefix)[list(branches)]
-                    shares = np.exp(logits - logits.max())
-                    shares /= shares.sum()
-                    for branch, share in zip(branches.values(), shares, strict=True):
-                        for i in branch:
-                            probabilities[i] *= float(share)
-                for token, branch in branches.items():
-                    walk([*prefix, token], branch, depth + 1)
-
-            walk(prompt, list(range(len(options))), 0)
+            probabilities, evaluations = trie_probabilities(encoded, prompt, logits_after)
         return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
 
     def close(self) -> None:
@@ -360,9 +342,8 @@ class BatchedLlamaChat:
 
     def _step(self) -> None:
         """One round: the decodes plan_step gives, each followed by what its calls sample."""
-        if self._free_cores is not None and (n := self._free_cores()) != self._n_threads:
-            llama_cpp.llama_set_n_threads(self._ctx.ctx, n, n)
-            self._n_threads = n
+        if self._free_cores is not None:
+            self._free_cores.fit(self._ctx.ctx)
         for decode in plan_step(self._calls):
             self._run(decode)
 

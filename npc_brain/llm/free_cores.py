@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+import llama_cpp
 
 MIN_TICKS = 20  # clock ticks of the whole machine between two looks worth reading (~0.1 s)
 
@@ -24,6 +27,7 @@ class FreeCores:
         self.cores = cores or max(1, os.cpu_count() or 1)
         self._last = _sample()
         self._free = self.cores
+        self._fitted = 0  # the thread count last given to a context (0: none yet)
 
     def __call__(self) -> int:
         now = _sample()
@@ -36,6 +40,13 @@ class FreeCores:
         others = max(0.0, (busy - ours) / total * self.cores)
         self._free = max(1, min(self.cores, round(self.cores - others)))
         return self._free
+
+    def fit(self, ctx: Any) -> None:
+        """Gives a llama.cpp context (llama_context_p) as many threads as cores are free,
+        when that changed since the last call."""
+        if (n := self()) != self._fitted:
+            llama_cpp.llama_set_n_threads(ctx, n, n)
+            self._fitted = n
 
 
 def _sample() -> tuple[int, int, int] | None:

@@ -16,7 +16,7 @@ import ctypes
 import json
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -139,7 +139,6 @@ class LlamaChat:
         self.interruptions = 0  # calls set aside for more urgent ones
         self._states = PromptStates(prompt_cache_bytes)
         self._free_cores = FreeCores() if threads <= 0 else None  # threads 0: the cores left
-        self._n_threads = _threads(threads)
         self._live_ends: tuple[int, ...] = ()  # the splits the live context was evaluated with
         self.prompt_cache_stats = PromptCacheStats()
         self._llama = load_llama(
@@ -219,36 +218,13 @@ class LlamaChat:
             rendered = template(messages=dicts).prompt + answer_prefix
             prompt = self._tokenize(rendered, True)
             self._resume(prompt, rendered, dicts, True)
-            probabilities = [1.0] * len(options)
-            evaluations = 0
-
-            def walk(prefix: list[int], members: list[int], depth: int) -> None:
-                nonlocal evaluations
-                branches: dict[int, list[int]] = {}
-                for i in members:
-                    if depth < len(encoded[i]):
-                        branches.setdefault(encoded[i][depth], []).append(i)
-                if len(branches) > 1:
-                    evaluations += 1
-                    logits = self._logits_after(prefix)[list(branches)]
-                    shares = np.exp(logits - logits.max())
-                    shares /= shares.sum()
-                    for branch, share in zip(branches.values(), shares, strict=True):
-                        for i in branch:
-                            probabilities[i] *= float(share)
-                for token, branch in branches.items():
-                    walk([*prefix, token], branch, depth + 1)
-
-            walk(prompt, list(range(len(options))), 0)
+            probabilities, evaluations = trie_probabilities(encoded, prompt, self._logits_after)
         return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
 
     def _fit_threads(self) -> None:
         """With `threads` 0, uses the cores other processes leave free (free_cores.py)."""
-        if self._free_cores is None:
-            return
-        if (n := self._free_cores()) != self._n_threads:
-            llama_cpp.llama_set_n_threads(self._llama._ctx.ctx, n, n)  # noqa: SLF001
-            self._n_threads = n
+        if self._free_cores is not None:
+            self._free_cores.fit(self._llama._ctx.ctx)  # noqa: SLF001
 
     def _tokenize(self, text: str, add_bos: bool) -> list[int]:
         tokens: list[int] = self._llama.tokenize(text.encode(), add_bos=add_bos, special=True)
@@ -377,6 +353,39 @@ def _chat_template(model: _internals.LlamaModel) -> llama_chat_format.Jinja2Chat
         bos_token=model.token_get_text(bos) if bos != -1 else "",
         stop_token_ids=[eos],
     )
+
+
+def trie_probabilities(
+    encoded: Sequence[list[int]],
+    prompt: list[int],
+    logits_after: Callable[[list[int]], NDArray[np.float32]],
+) -> tuple[list[float], int]:
+    """Each option's probability after `prompt` (options as token lists, none a prefix of
+    another) and the evaluations it took: walks the options' token trie, asking
+    `logits_after` only where options branch, and renormalises over the branches
+    (exactly what a grammar of these options allows)."""
+    probabilities = [1.0] * len(encoded)
+    evaluations = 0
+
+    def walk(prefix: list[int], members: list[int], depth: int) -> None:
+        nonlocal evaluations
+        branches: dict[int, list[int]] = {}
+        for i in members:
+            if depth < len(encoded[i]):
+                branches.setdefault(encoded[i][depth], []).append(i)
+        if len(branches) > 1:
+            evaluations += 1
+            logits = logits_after(prefix)[list(branches)]
+            shares = np.exp(logits - logits.max())
+            shares /= shares.sum()
+            for branch, share in zip(branches.values(), shares, strict=True):
+                for i in branch:
+                    probabilities[i] *= float(share)
+        for token, branch in branches.items():
+            walk([*prefix, token], branch, depth + 1)
+
+    walk(prompt, list(range(len(encoded))), 0)
+    return probabilities, evaluations
 
 
 def _check_no_prefixes(options: Sequence[str], encoded: Sequence[list[int]]) -> None:

@@ -121,11 +121,12 @@ def prompt_boundaries(
     if len(contents) > 1 and starts[-1] > 0:
         offsets.append(starts[-1])
     # A token may straddle an offset: the boundary is then the last token before it.
-    positions = {_common_prefix(tokenize(prompt[:offset]), tokens) for offset in offsets}
+    positions = {common_prefix(tokenize(prompt[:offset]), tokens) for offset in offsets}
     return sorted(p for p in positions if 0 < p < len(tokens))
 
 
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens a and b share."""
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:

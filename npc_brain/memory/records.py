@@ -111,6 +111,22 @@ class Observation:
     expires: GameTime | None = None  # when the memory stops being recalled; None: never
     sharing: Sharing = ANYONE  # whom the agent may tell it
 
+    def as_memory(self, kind: MemoryKind, created: GameTime, importance: float) -> NewMemory:
+        """The memory this observation becomes, of `kind`, with its importance."""
+        return NewMemory(
+            kind=kind,
+            description=self.text,
+            created=created,
+            importance=importance,
+            subject=self.subject,
+            predicate=self.predicate,
+            object=self.object,
+            address=self.address,
+            source=self.source,
+            expires=self.expires,
+            sharing=self.sharing,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class NewMemory:

@@ -256,19 +256,7 @@ class Faculties:
     ) -> list[NewMemory]:
         """Rates embedded observations (one row of `vectors` each) as new memories."""
         return [
-            NewMemory(
-                kind=kind,
-                description=o.text,
-                created=game_time,
-                importance=await self.importance(world, agent, o, vector=vector),
-                subject=o.subject,
-                predicate=o.predicate,
-                object=o.object,
-                address=o.address,
-                source=o.source,
-                expires=o.expires,
-                sharing=o.sharing,
-            )
+            o.as_memory(kind, game_time, await self.importance(world, agent, o, vector=vector))
             for o, vector in zip(observations, vectors, strict=True)
         ]
 

@@ -128,19 +128,7 @@ def _unrated(
     """Observations as memories stored before their embeddings: importance as known, or
     UNRATED (Faculties.catch_up rates them)."""
     return [
-        NewMemory(
-            kind=MemoryKind.OBSERVATION,
-            description=o.text,
-            created=game_time,
-            importance=UNRATED if rating is None else rating,
-            subject=o.subject,
-            predicate=o.predicate,
-            object=o.object,
-            address=o.address,
-            source=o.source,
-            expires=o.expires,
-            sharing=o.sharing,
-        )
+        o.as_memory(MemoryKind.OBSERVATION, game_time, UNRATED if rating is None else rating)
         for o, rating in zip(observations, ratings, strict=True)
     ]
 
