@@ -139,6 +139,8 @@ def test_what_was_said_or_remembered_may_be_named() -> None:
         "I'm thrilled to be a part of,!",
         "I'll tell you what I'll do, I'.",
         "Isabella will prepare a Valentine's Day Party at Hobbs C.",  # a thought
+        "The party is on February 14 from 5-?",
+        "It starts at 5 pm and ends at/",
     ],
 )
 def test_lines_cut_off_by_the_length_limit_are_broken(line: str) -> None:

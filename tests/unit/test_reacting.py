@@ -15,7 +15,7 @@ from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.mind.plan.prompts import Block, DayPlan, parse_revision
 from npc_brain.mind.react.prompts import decide_to_talk, parse_reaction
-from npc_brain.mind.talk.prompts import thoughts_schema, turn_schema
+from npc_brain.mind.talk.prompts import thoughts_schema, turn_schema, whole_sentences
 from npc_brain.persona import Persona, Switches
 from tests.conftest import MIND_KINDS, make_brain
 
@@ -100,6 +100,23 @@ def test_the_opener_greets_the_listener_and_cannot_end_the_talk() -> None:
     assert not re.match(pattern, "Hi Isabella, I am Klaus.")
     reply = turn_schema(may_end=True)["properties"]
     assert reply["end_conversation"] == {"type": "boolean"}  # type: ignore[index]
+
+
+def test_a_line_the_length_limit_cut_keeps_its_whole_sentences() -> None:
+    import re
+
+    cut = (
+        "Hi Maria, it's me. I'm Isabella, and we're planning a party at Hobbs Cafe on "
+        "February 14. We're having a big-d."
+    )
+    pattern = turn_schema(may_end=False, greet="Maria")["properties"]["utterance"]["pattern"]  # type: ignore[index]
+    assert re.match(pattern, cut) and not re.match(pattern, cut[:-1] + "ay.")  # at the limit
+    assert whole_sentences(cut, greeted=True) == cut[: cut.index(" We're")]
+    assert whole_sentences("Hi Maria, I'm here. See you.", greeted=True).endswith("See you.")
+    long = "I am running for mayor of the Ville in the local election and I want to tell " + (
+        "everybody about it, so vote for me."
+    )
+    assert len(long) == 112 and whole_sentences(long) == long  # one sentence: kept
 
 
 def test_thoughts_after_a_conversation_are_the_agents_own() -> None:

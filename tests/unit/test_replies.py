@@ -19,7 +19,9 @@ from npc_brain.mind.talk.answers import (
     names_in,
     plain_answer,
 )
-from npc_brain.persona import Persona
+from npc_brain.mind.talk.misfit import Cast
+from npc_brain.mind.talk.reply import plain_reply
+from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import make_brain
 
 T0 = 1_676_300_000.0
@@ -81,6 +83,22 @@ def test_plain_answers_speak_in_the_first_person() -> None:
     assert plain_answer(ISABELLA, PARTY + ", and wants to invite everyone she meets") == (
         "I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
     )
+    assert plain_answer(ISABELLA, "Isabella Rodriguez is planning a party and wants to sing") == (
+        "I am planning a party and want to sing."
+    )
+    # the speaker's own name inside a fact is "my" or "me"
+    maria = Persona("Maria Lopez", age=21)
+    boss = "Isabella Rodriguez owns Hobbs Cafe and is Maria Lopez's boss and friend"
+    assert plain_answer(maria, boss) == (
+        "As far as I know, Isabella Rodriguez owns Hobbs Cafe and is my boss and friend."
+    )
+    assert plain_answer(maria, "Klaus invited Maria to the party") == (
+        "As far as I know, Klaus invited me to the party."
+    )
+    heard = 'Maria Lopez said to Isabella Rodriguez: "Klaus is writing a paper."'
+    assert plain_answer(ISABELLA, heard) == 'Maria Lopez told me: "Klaus is writing a paper."'
+    own = 'Isabella Rodriguez said to Maria Lopez: "Come to my party!"'
+    assert plain_answer(ISABELLA, own) == 'I told Maria Lopez: "Come to my party!"'
     assert plain_answer(ISABELLA, None) == DONT_KNOW
     assert plain_answer(ISABELLA, None, situation=True) == ON_IT
     people = {"klaus": "Klaus Mueller", "maria": "Maria Lopez"}
@@ -175,3 +193,13 @@ def test_the_fact_that_shares_the_question_s_words_comes_first(tmp_path: Path) -
         return await brain._minds._replies.facts(world, agent, T0, question, "news")  # noqa: SLF001
 
     assert asyncio.run(facts())[0] == mayor
+
+
+def test_the_plain_reply_skips_a_fact_that_would_give_a_garbled_line() -> None:
+    agent = AgentRecord("isabella", ISABELLA)
+    garbled = "Maria Lopez said: Bienvenido Isabella, es la fiesta de la ciudad"
+    cast = Cast.of(ISABELLA.name, "", ["Maria Lopez"], [garbled, PARTY])
+    assert plain_reply(agent, [garbled, PARTY], False, cast) == (
+        "I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
+    )
+    assert plain_reply(agent, [garbled], False, cast) == DONT_KNOW

@@ -76,7 +76,12 @@ _STOPWORDS = (
     "were be been being am do does did have has had i you he she it we they me him her us "
     "them my your his its our their this that these those what who whom which when where "
     "why how not no yes so very just also too there here then than some any all can could "
-    "would should will shall may might must know tell think said say says today "
+    "would should will shall may might must know tell told think said say says today "
+    # contractions: "I'm" is no more content than "I am"
+    "i'm you're he's she's it's we're they're i've you've we've they've i'd you'd he'd "
+    "she'd we'd they'd i'll you'll he'll she'll it'll we'll they'll isn't aren't wasn't "
+    "weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't haven't hasn't "
+    "hadn't let's that's there's what's here's who's "
 )
 _STOP = frozenset(_STOPWORDS.split())
 _ROLE_TAG = re.compile(
@@ -86,13 +91,14 @@ _ROLE_TAG = re.compile(
 )
 _LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Isabella is planning ..."
 # A line the length limit cut: an end mark after a comma or a space, after a lone capital
-# letter, or after a word that cannot end a sentence ("... from 5 pm to !", "... and a
-# .", "You know,?", "a party at Hobbs C.").
+# letter, a dash or a slash, or after a word that cannot end a sentence ("... from 5 pm
+# to !", "... and a .", "You know,?", "a party at Hobbs C.", "from 5-?").
 _CUT_OFF = re.compile(
-    r"(?:[,;:]|\s)[.!?]+$|\s[B-HJ-Z][.!]+$"
+    r"(?:[,;:]|\s)[.!?]+$|\s[B-HJ-Z][.!]+$|\w[-–/][.!?]*$"
     r"|\b(?:[Aa]n?|[Tt]he|[Aa]nd|[Oo]r|[Bb]ut|[Mm]y|[Yy]our|[Tt]heir|[Oo]ur|[Oo]f|[Ff]rom|[Aa]t"
     r"|I|I'm|I')[.!]+$"
 )
+_LINE = re.compile(r'^([^"]+?) said to ([^"]+?): "(.*)"$', re.DOTALL)  # a dialogue memory
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 
 
@@ -191,22 +197,49 @@ def _numbers(text: str) -> set[str]:
 
 def plain_answer(persona: Persona, fact: str | None, situation: bool = False) -> str:
     """A plain first-person sentence from a fact ('Isabella Rodriguez is planning a
-    party' -> 'I am planning a party.'); with none, an honest 'I don't know', or, asked
-    to react to a `situation`, that the agent would see to it."""
+    party' -> 'I am planning a party.'; 'Isabella is Maria Lopez's boss', said by Maria
+    -> 'As far as I know, Isabella is my boss.'); with none, an honest 'I don't know',
+    or, asked to react to a `situation`, that the agent would see to it."""
     if not fact:
         return ON_IT if situation else DONT_KNOW
+    names = [n for n in (persona.name, persona.name.split()[0] if persona.name else "") if n]
+    if line := _LINE.match(fact.strip()):  # a line said: who said it, in the first person
+        speaker, listener, words = line.groups()
+        if speaker in names:
+            return f'I told {_as_me(listener, names)}: "{words}"'
+        return f'{speaker} told {_as_me(listener, names)}: "{words}"'
     fact = fact.strip().rstrip(".").split(", and ")[0]  # not a third-person afterthought
-    for name in (persona.name, persona.name.split()[0] if persona.name else ""):
-        if name and fact.startswith(name + "'s "):
-            return f"My {fact[len(name) + 3 :]}."
-        if name and fact.startswith(name + " "):
-            rest = fact[len(name) + 1 :]
+    for name in names:
+        if fact.startswith(name + "'s "):
+            return f"My {_as_me(fact[len(name) + 3 :], names)}."
+        if fact.startswith(name + " "):
+            rest = _as_me(fact[len(name) + 1 :], names)
             verb, _, tail = rest.partition(" ")
             if verb in ("is", "was"):
-                return f"I {'am' if verb == 'is' else 'was'} {tail}."
+                first, *more = tail.split(" and ")
+                more = [imperative(p) if p.split(" ")[0] in _THIRD_PERSON else p for p in more]
+                be = "am" if verb == "is" else "was"
+                return f"I {be} " + " and ".join([first, *more]) + "."
             first, *more = rest.split(" and ")
             return "I " + " and ".join(imperative(part) for part in [first, *more]) + "."
-    return f"As far as I know, {fact}."
+    return f"As far as I know, {_as_me(fact, names)}."
+
+
+# Verbs that follow "and" in a third-person fact ("is planning a party and wants to ...").
+_THIRD_PERSON = frozenset(
+    "wants likes loves hopes needs has plans thinks knows enjoys goes does works lives runs "
+    "owns teaches helps makes takes gets feels wishes tries says believes cares spends keeps "
+    "writes reads studies hosts invites".split()
+)
+
+
+def _as_me(text: str, names: Sequence[str]) -> str:
+    """A fact's mentions of the speaker's own `names` in the first person: "Maria Lopez's
+    boss" -> "my boss", "invited Maria" -> "invited me"."""
+    for name in names:
+        text = re.sub(rf"\b{re.escape(name)}['’]s\b", "my", text)
+        text = re.sub(rf"\b{re.escape(name)}\b(?! [A-Z])", "me", text)
+    return text
 
 
 def trimmed(fact: str) -> str:

@@ -186,7 +186,11 @@ def _unicode_escape(raw: str) -> tuple[str, int]:
 
 # A spoken sentence or two: a capital first, an end mark last, no markup. Small models
 # otherwise answer with a bare name or echo the instructions.
-UTTERANCE_PATTERN = "^[A-Z][A-Za-z0-9 ,.;:'!?-]{10,110}[.!?]$"
+_BODY = 110  # the longest line between its capital and its end mark
+UTTERANCE_PATTERN = f"^[A-Z][A-Za-z0-9 ,.;:'!?-]{{10,{_BODY}}}[.!?]$"
+_GREETED_BODY = 100  # the longest body of an opener, after "Hi Maria, "
+_GREETING = re.compile(r"^(?:Hi|Hello|Hey) [^,!]+[,!] ")
+_SENTENCE_END = re.compile(r"[.!?](?= )")
 
 
 def turn_schema(may_end: bool, greet: str = "") -> dict[str, object]:
@@ -194,7 +198,8 @@ def turn_schema(may_end: bool, greet: str = "") -> dict[str, object]:
     conversation (a small model otherwise takes the listener's part)."""
     pattern = UTTERANCE_PATTERN
     if greet:
-        pattern = f"^(Hi|Hello|Hey) {re.escape(greet)}[,!] [A-Za-z0-9 ,.;:'!?-]{{8,100}}[.!?]$"
+        body = f"[A-Za-z0-9 ,.;:'!?-]{{8,{_GREETED_BODY}}}[.!?]"
+        pattern = f"^(Hi|Hello|Hey) {re.escape(greet)}[,!] {body}$"
     return {
         "type": "object",
         "properties": {
@@ -254,7 +259,21 @@ def conversation_turn(
         return None, completion
     if not isinstance(text, str) or not text.strip():
         return None, completion
-    return Line("", text.strip(), end is True), completion
+    return Line("", whole_sentences(text.strip(), greeted=bool(opener)), end is True), completion
+
+
+def whole_sentences(text: str, greeted: bool = False) -> str:
+    """A line the pattern's length limit cut ("... on February 14. We're having a
+    big-d.") back to its last whole sentence ("... on February 14."); a line that did not
+    reach the limit, or holds one sentence only, as it is. `greeted`: an opener, whose
+    body after the greeting has its own limit."""
+    greeting = _GREETING.match(text) if greeted else None
+    body = text[greeting.end() :] if greeting else text
+    full = len(body) > _GREETED_BODY if greeting else len(text) >= _BODY + 2
+    if not full:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(body)]
+    return text[: (greeting.end() if greeting else 0) + ends[-1]] if ends else text
 
 
 _THOUGHT_WORDS = "[A-Za-z0-9 ,'-]{6,150}[.]$"

@@ -31,6 +31,7 @@ from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.answers import (
     TOPICS,
     adds_to,
+    broken,
     degenerate,
     grounded,
     key_terms,
@@ -251,7 +252,7 @@ class Replies:
             seed = settings.seed + attempt + 1
             again = await self._draw(world, agent, messages, seed, lambda _: None)
             text = again.text
-        return plain_answer(agent.persona, facts[0] if facts else None, bool(situation))
+        return plain_reply(agent, facts, bool(situation), cast)
 
     async def _rests_on(self, text: str, facts: list[str], situation: str, known: str) -> bool:
         """Grounded in the three best facts (answers.grounded), or, with none, about the
@@ -316,6 +317,16 @@ class Replies:
             yield await job
         finally:
             listening = False
+
+
+def plain_reply(agent: AgentRecord, facts: Sequence[str], situation: bool, cast: Cast) -> str:
+    """The plain answer from the first of the three best facts that gives a usable line
+    (a fact may quote a garbled line), else the honest one without a fact."""
+    for fact in facts[:3]:
+        text = plain_answer(agent.persona, fact, situation)
+        if not (broken(text) or misfit(text, cast)):
+            return text
+    return plain_answer(agent.persona, None, situation)
 
 
 def _persona_facts(agent: AgentRecord) -> list[str]:
