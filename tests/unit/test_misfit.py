@@ -157,3 +157,24 @@ def test_lines_cut_off_by_the_length_limit_are_broken(line: str) -> None:
 )
 def test_whole_sentences_are_not_cut_off(line: str) -> None:
     assert broken(line) is None
+
+
+def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
+    heard = (
+        "Isabella Rodriguez said to Eddy Lin: \"Hi Eddy, I'll be hosting a party at Hobbs "
+        'Cafe on February 14."'
+    )
+    eddy = Cast.of("Eddy Lin", "", [*TOWN, "Eddy Lin"], [heard, KNOWN[1]])
+    hosting = "As far as I know, I will be hosting a party at Hobbs Cafe on February 14."
+    assert misfit(hosting, eddy) == (
+        "claims Isabella Rodriguez's doing (hosting cafe february hobbs party)"
+    )
+    assert misfit("I'm running for mayor!", eddy) == "claims Sam Moore's doing (running mayor)"
+    # what they do, said of them, or something else done, is no confusion
+    assert misfit("Isabella will be hosting a party at Hobbs Cafe.", eddy) is None
+    assert misfit("I'm going to the party at Hobbs Cafe.", eddy) is None
+    assert misfit("I'm running errands in the Ville today.", eddy) is None
+    assert misfit('Isabella told me: "I\'ll be hosting a party."', eddy) is None  # quoted
+    # what the speaker does itself, however others do it too
+    sam = Cast.of("Sam Moore", "", TOWN, [KNOWN[1]])
+    assert misfit("I'm running for mayor of the Ville!", sam) is None

@@ -226,11 +226,12 @@ def plain_answer(persona: Persona, fact: str | None, situation: bool = False) ->
 
 
 # Verbs that follow "and" in a third-person fact ("is planning a party and wants to ...").
-_THIRD_PERSON = frozenset(
+_THIRD_PERSON_WORDS = (
     "wants likes loves hopes needs has plans thinks knows enjoys goes does works lives runs "
     "owns teaches helps makes takes gets feels wishes tries says believes cares spends keeps "
-    "writes reads studies hosts invites".split()
+    "writes reads studies hosts invites"
 )
+_THIRD_PERSON = frozenset(_THIRD_PERSON_WORDS.split())
 
 
 def _as_me(text: str, names: Sequence[str]) -> str:

@@ -246,7 +246,10 @@ class Conversations:
         other ends the conversation (None)."""
         names = [speaker.persona.name, listener.persona.name]
         said = [x.text for x in lines]
-        cast = _cast(world, speaker, listener.persona.name, [m.description for m in memories], said)
+        heard = [_attributed(x, speaker, listener) for x in lines]
+        cast = _cast(
+            world, speaker, listener.persona.name, [m.description for m in memories], heard
+        )
         instruction = intent.instruction(listener.persona.name) if intent.content else ""
         for attempt in range(TURN_ATTEMPTS):
 
@@ -333,7 +336,7 @@ class Conversations:
         )
         # Thoughts, and the view, that are broken, in another language, in another's part
         # or name strangers are not stored (a view built by code stands in).
-        cast = _cast(world, agent, "", [before], [x.text for x in lines])
+        cast = _cast(world, agent, "", [before], [_attributed(x, agent, other) for x in lines])
         thoughts = [t for t in after.thoughts if _usable_thought(agent, t, cast)]
         bond = after.relationship if _usable_thought(agent, after.relationship, cast) else ""
         renew_relationship(
@@ -428,6 +431,12 @@ def _cast(
     its persona, the places it knows, the memories it was given and what was `said`."""
     known = [speaker.persona.describe(), *world.store.places(speaker.agent_id), *texts, *said]
     return Cast.of(speaker.persona.name, listener, world.people(), known)
+
+
+def _attributed(line: Line, speaker: AgentRecord, listener: AgentRecord) -> str:
+    """A line of the conversation as a memory words it: 'X said to Y: "..."'."""
+    who, to = (speaker, listener) if line.speaker_id == speaker.agent_id else (listener, speaker)
+    return f'{who.persona.name} said to {to.persona.name}: "{line.text}"'
 
 
 def _usable_thought(agent: AgentRecord, thought: str, cast: Cast) -> bool:

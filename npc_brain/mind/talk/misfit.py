@@ -80,29 +80,47 @@ _GREETED = re.compile(rf"\b(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood \w+ing)[,]?\
 _OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Maria, I'm glad ..."
 _CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
 _QUOTE = re.compile(r'"[^"]*"')
+_LINE = re.compile(r'^([^"]+?) said to [^"]+?: "(.*)"$', re.DOTALL)
+_BE = r"(?:is|was|will be|['’]ll be|am|['’]m)"
+_MY_DEED = re.compile(rf"\bI(?: {_BE}|['’]m|['’]ll be)\s+(?:\w+ly\s+)?(\w+ing)\b([^.!?;]*)")
+_THEIR_DEED = re.compile(rf"\s+{_BE}\s+(?:\w+ly\s+)?(\w+ing)\b([^.!?;]*)")
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
 _LOANS = "café cafés fiancé fiancée résumé naïve déjà piñata jalapeño"
 _ENGLISH_LOANS = frozenset(_LOANS.split())
 
 
 @dataclass(frozen=True)
+class Deed:
+    """What someone is doing, as a text at hand says it: a person's full name, the -ing
+    verb ('hosting') and the lowercase words of what follows it ('a party at the cafe')."""
+
+    person: str
+    verb: str
+    what: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Cast:
     """What a line may name: `speaker` and `listener` (full names; '' for a listener
-    not known, a player), the town's `people` (full names) and `known`, the lowercase
-    words of everything the speaker has at hand."""
+    not known, a player), the town's `people` (full names), `known`, the lowercase
+    words of everything the speaker has at hand, and the `deeds` those texts tell of
+    (the speaker's own and the others')."""
 
     speaker: str
     listener: str
     people: frozenset[str]
     known: frozenset[str]
+    deeds: tuple[Deed, ...] = ()
 
     @classmethod
     def of(cls, speaker: str, listener: str, people: Iterable[str], texts: Iterable[str]) -> Cast:
         """A cast from the names and the texts the speaker has at hand (memories, facts,
-        its persona, places it knows, what was said)."""
+        its persona, places it knows, what was said: a line as 'X said to Y: "..."')."""
+        texts = list(texts)
         names = frozenset(p for p in [speaker, listener, *people] if p)
         words = {_bare(w).lower() for text in [*names, *texts] for w in _TOKEN.findall(text)}
-        return cls(speaker, listener, names, frozenset(words))
+        deeds = tuple(d for text in texts for d in deeds_in(text, speaker, names))
+        return cls(speaker, listener, names, frozenset(words), deeds)
 
     def person_words(self) -> frozenset[str]:
         """The words of the people's names, lowercase."""
@@ -111,10 +129,15 @@ class Cast:
 
 def misfit(text: str, cast: Cast) -> str | None:
     """Why a line does not fit the town, or None: not English, a speaker addressing
-    itself or claiming another's identity (outside what it quotes), or a person or
-    place nobody knows."""
+    itself, claiming another's identity or another's doing (outside what it quotes),
+    or a person or place nobody knows."""
     own_words = _QUOTE.sub('""', text)  # a line quoted is in its own speaker's part
-    return foreign(text, cast) or wrong_part(own_words, cast) or stranger(text, cast)
+    return (
+        foreign(text, cast)
+        or wrong_part(own_words, cast)
+        or borrowed(own_words, cast)
+        or stranger(text, cast)
+    )
 
 
 def foreign(text: str, cast: Cast) -> str | None:
@@ -154,6 +177,53 @@ def wrong_part(text: str, cast: Cast) -> str | None:
         if listener and low in people and low not in listener:
             return f"addresses {name}, not {cast.listener}"
     return None
+
+
+def borrowed(text: str, cast: Cast) -> str | None:
+    """Role confusion without a name: the speaker says it is doing what, by the texts at
+    hand, someone else is doing, and it is not ('I'll be hosting a party at Hobbs
+    Cafe', said by Eddy, who heard Isabella say it; 'I'm running for mayor', said by
+    anyone but Sam): the same verb, and two of the words after it (all, if it has
+    fewer)."""
+    own = {d.verb for d in cast.deeds if d.person == cast.speaker}
+    for match in _MY_DEED.finditer(text):
+        verb, what = match.group(1).lower(), _words(match.group(2))
+        if verb in own:
+            continue
+        for deed in cast.deeds:
+            shared = what & deed.what  # "running errands in the Ville": too little
+            others = deed.person != cast.speaker and deed.verb == verb
+            if others and shared and len(shared) >= min(2, len(what)):
+                return f"claims {deed.person}'s doing ({verb} {' '.join(sorted(shared))})"
+    return None
+
+
+def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
+    """The deeds a text tells of: a person's ('Sam Moore is running for mayor'; a text
+    about `speaker` that names only its first name counts as the speaker's), or a line's
+    speaker's own ('X said to Y: "I'm hosting a party"')."""
+    text = text.strip()
+    if line := _LINE.match(text):
+        who, words = line.group(1), line.group(2)
+        return [Deed(who, m.group(1).lower(), _words(m.group(2))) for m in _MY_DEED.finditer(words)]
+    found = []
+    for person in {*people, speaker}:
+        first = person.split()[0] if person.split() else ""
+        for name in (person, first):
+            if name and text.startswith(name + " ") and (m := _THEIR_DEED.match(text, len(name))):
+                found.append(Deed(person, m.group(1).lower(), _words(m.group(2))))
+                break
+    if not found and text.startswith(("I ", "I'm ", "I’m ")):  # the speaker's own words
+        found = [
+            Deed(speaker, m.group(1).lower(), _words(m.group(2))) for m in _MY_DEED.finditer(text)
+        ]
+    return found
+
+
+def _words(text: str) -> frozenset[str]:
+    """A phrase's content words, lowercase (English function words left out)."""
+    tokens = (_bare(w).lower() for w in _TOKEN.findall(text))
+    return frozenset(w for w in tokens if w not in _ENGLISH and len(w) > 2)
 
 
 def stranger(text: str, cast: Cast) -> str | None:
