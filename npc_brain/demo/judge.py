@@ -3,8 +3,9 @@ judged its agents' answers. Pure.
 
 An answer is about the seed when it holds a key phrase or states two of its facts; only
 then is it judged. It states a fact rightly when it holds one of the fact's phrases that
-the question did not, and wrongly when it names instead another agent (host), another
-place of the town (place), or another date or time (date). The source sentence a
+the question did not, and wrongly when it names instead another agent (host) or says it
+hosts the event itself ("I'm hosting a party", said by a guest), another place of the
+town (place), or another date or time (date). The source sentence a
 holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
 names tellers, not hosts.
 """
@@ -19,6 +20,12 @@ from npc_brain.demo.cast import Seed
 
 _SOURCE = re.compile(r"I heard it from [^.]*\.")
 _FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
+# The answering agent says it hosts (or runs) the seed's event itself.
+_HOSTING = re.compile(
+    r"\bI(?:'m| am| will be|'ll be)\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
+    r"organi[sz]ing|giving|planning (?:a|the|my)|running for)\b",
+    re.IGNORECASE,
+)
 _WHEN = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
     r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
@@ -70,7 +77,7 @@ def judge(
             continue
         if name == "host":
             others = [n for n in people.values() if _names(text, n)]
-            stated = bool(others)
+            stated = bool(others) or _HOSTING.search(text) is not None  # "I'm hosting it"
         elif name == "place":
             stated = any(_has(text, place) for place in places)
         else:

@@ -78,4 +78,9 @@ def test_a_host_speaking_of_itself_names_the_host() -> None:
     )
     mine = judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Sam Moore")
     assert mine.right == ("host",) and mine.knows
-    assert not judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Klaus Mueller").knows
+    theirs = judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Klaus Mueller")
+    assert theirs.wrong == ("host",) and not theirs.knows  # a false claim
+    guest = judge("I'll be hosting a party at Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Eddy Lin")
+    assert guest.right == ("place",) and guest.wrong == ("host",)
+    going = judge("I'm going to the party at Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Eddy Lin")
+    assert going.right == ("place",) and not going.wrong
