@@ -23,6 +23,7 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.store import WorldStore
 from npc_brain.memory.stream import AgentStream
+from npc_brain.mind.talk.answers import key_terms
 from npc_brain.mind.talk.carry import carried, name_terms, reveals
 from npc_brain.persona import AgentRecord, Persona
 
@@ -232,3 +233,6 @@ def test_a_line_carries_the_memory_it_passes_on_a_claim_first() -> None:
     assert (
         carried("Come to the party.", np.zeros(DIM, np.float32), both, rows, names, set()) is None
     )
+    # a reply that only echoes what the conversation said passes nothing on
+    echoed = names | key_terms("Isabella is opening Hobbs Cafe for a party.")
+    assert carried("Oh, a party at the cafe!", near, both, rows, echoed, set()) is None

@@ -9,12 +9,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from npc_brain.brain import Brain
 from npc_brain.llm.fakes import RoutedChat
+from npc_brain.memory.claims import Telling
 from npc_brain.memory.diffusion import HOP_CONFIDENCE
-from npc_brain.memory.records import MemoryKind, Observation, SourceKind
+from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.persona import Persona, Switches
 from tests.conftest import MIND_KINDS, make_brain
@@ -48,12 +50,13 @@ def _sees(other: str, doing: str = "is reading at the counter") -> list[Observat
     return [Observation(f"{other} {doing}", subject=other, address=CAFE)]
 
 
-async def _town(brain: Brain) -> None:
+async def _town(brain: Brain, seed: Source | None = None) -> None:
     for agent_id, name in (("isabella", "Isabella"), ("klaus", "Klaus"), ("maria", "Maria")):
         await brain.upsert_agent(
             "", agent_id, Persona(name, home_address=CAFE), T0, Switches(reflection=False)
         )
-    await brain.add_memory("", "isabella", T0 - 3600, MemoryKind.OBSERVATION, Observation(SEED))
+    party = Observation(SEED) if seed is None else Observation(SEED, source=seed)
+    await brain.add_memory("", "isabella", T0 - 3600, MemoryKind.OBSERVATION, party)
 
 
 async def _talk(brain: Brain, who: str, sees: str, at: float, doing: str = "") -> list[str]:
@@ -143,3 +146,43 @@ def test_news_passes_holder_to_a_to_b_with_its_source_chain(
     assert claims.heard_from("maria", "klaus", claim.claim_id)
     assert not claims.has_told("isabella", "maria", claim.claim_id)
     assert not claims.has_told("maria", "klaus", claim.claim_id)
+
+
+def test_a_holder_tells_its_own_news_first_hand_not_as_it_heard_it_back(tmp_path: Path) -> None:
+    chat = _chat(
+        line=[
+            _line(TOLD_KLAUS),
+            _line("That sounds wonderful, count me in!", end=True),
+            _line("Hi Maria, I am throwing a party at Hobbs Cafe on February 14."),
+            _line("Lovely, I will come.", end=True),
+        ]
+    )
+    brain = make_brain(tmp_path, chat, planner="free", context_memories=12)
+    echo = "Your Valentine's Day party at Hobbs Cafe on February 14 sounds lovely."
+
+    async def scenario() -> str:
+        await _town(brain, Source(SourceKind.AUTHOR, ""))  # her news, as the demo seeds it
+        await _talk(brain, "isabella", "klaus", T0)
+        # later Klaus says her news back to her, and his line carries her claim
+        world = brain._worlds.get("default")
+        (klaus_heard,) = [r for r in world.store.claims.held_by("klaus")]
+        said = Observation(
+            f'Klaus said to Isabella: "{echo}"',
+            source=Source(SourceKind.HEARD, "klaus"),
+            importance=9,
+        )  # recalled before her own memory of the party
+        back = await brain.add_memory("", "isabella", T0 + 3600, MemoryKind.DIALOGUE, said)
+        klaus_line = world.stream("klaus").get(klaus_heard.memory_id)
+        assert klaus_line is not None
+        vector = np.zeros(1, dtype=np.float32)  # the claim exists: no new claim's embedding
+        telling = Telling(
+            "klaus", klaus_line, vector, klaus_line.memory_id, "isabella", back.memory_id, T0 + 3600
+        )
+        world.store.claims.record([telling])
+        calls = len(chat.prompts)
+        await _talk(brain, "isabella", "maria", T0 + 4 * 3600)
+        return next(p for kind, p in chat.prompts[calls:] if kind == "line")
+
+    opener = asyncio.run(scenario())
+    told = opener.split("this news in your own words:")[1]
+    assert told.startswith(f" {SEED}")  # her own words, not Klaus's

@@ -56,7 +56,8 @@ def carried(
 ) -> MemoryRecord | None:
     """The memory `text` carries among the candidates (rows of `vectors`: the
     embeddings of their spoken words): of those it carries, one already holding a claim
-    (`linked`) first, then the closest."""
+    (`linked`) first, then the closest. `names`: words that carry nothing (the people's
+    names, and what the conversation said already)."""
     words = key_terms(text) - names
     best: tuple[bool, float, MemoryRecord] | None = None
     for memory, row in zip(candidates, vectors, strict=True):

@@ -127,7 +127,7 @@ class Conversations:
             lines.append(Line(speaker.agent_id, line.text, line.end_conversation, line.intent))
             if passed_on is None:
                 passed_on = await self._news.carried(
-                    world, line.text, memories, list(names.values())
+                    world, line.text, memories, list(names.values()), [x.text for x in lines[:-1]]
                 )
             carried.append(passed_on)
             if passed_on is not None:  # told now: no longer news for this listener

@@ -17,12 +17,14 @@ from npc_brain.memory.records import (
     GameTime,
     MemoryKind,
     MemoryRecord,
+    ScoredMemory,
     Sharing,
     SourceKind,
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
 from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.talk.answers import key_terms
 from npc_brain.mind.talk.carry import (
     carried,
     name_terms,
@@ -50,17 +52,24 @@ class News:
         self._f = faculties
 
     async def carried(
-        self, world: World, text: str, memories: Sequence[MemoryRecord], names: Sequence[str]
+        self,
+        world: World,
+        text: str,
+        memories: Sequence[MemoryRecord],
+        names: Sequence[str],
+        said: Sequence[str] = (),
     ) -> MemoryRecord | None:
         """The memory of a speaker's prompt (`memories`) that its line `text` passes on,
         if any; its own earlier lines count only when they told a claim. `names`: the
-        people talking."""
+        people talking; `said`: the conversation's lines before this one, whose words a
+        line echoes without passing anything on."""
         linked = set(world.store.claims.of_memories([m.memory_id for m in memories]))
         candidates = [m for m in memories if m.memory_id in linked or not own_line(m)]
         if not candidates:
             return None
         vectors = await self._f.embed([text, *(spoken(m) for m in candidates)])
-        return carried(text, vectors[0], candidates, vectors[1:], name_terms(names), linked)
+        echoed = name_terms(names) | key_terms(" ".join(said))
+        return carried(text, vectors[0], candidates, vectors[1:], echoed, linked)
 
     async def news_for(
         self, world: World, speaker: AgentRecord, listener: AgentRecord, game_time: GameTime
@@ -83,13 +92,36 @@ class News:
             told_to=listener.agent_id,
         )
         name, book = listener.persona.name, world.store.claims
-        claims = book.of_memories([s.memory.memory_id for s in found])
-        memories = [
-            s.memory for s in found if newsworthy(s.memory, listener.agent_id, name, claims.keys())
-        ]
+        recalled = self._first_hand(world, speaker.agent_id, listener.agent_id, found)
+        claims = book.of_memories([m.memory_id for m in recalled])
+        memories = [m for m in recalled if newsworthy(m, listener.agent_id, name, claims.keys())]
         fresh = self.unexchanged(world, speaker.agent_id, listener.agent_id, memories)
         known = {r.claim_id for r in book.held_by(listener.agent_id)}
         return [m for m in fresh if claims.get(m.memory_id) not in known]
+
+    def _first_hand(
+        self, world: World, agent_id: str, listener: str, found: Sequence[ScoredMemory]
+    ) -> list[MemoryRecord]:
+        """The recalled memories, each claim told by the memory the agent holds it
+        closest to its origin (its own, for what it started: not a line someone said
+        back to it), once."""
+        book, stream = world.store.claims, world.stream(agent_id)
+        closest: dict[int, int] = {}
+        for row in book.held_by(agent_id):  # by claim, the fewest hops first
+            closest.setdefault(row.claim_id, row.memory_id)
+        claims = book.of_memories([s.memory.memory_id for s in found])
+        memories, seen = [], set()
+        for scored in found:
+            memory, claim = scored.memory, claims.get(scored.memory.memory_id)
+            if claim is not None:
+                if claim in seen:
+                    continue
+                seen.add(claim)
+                best = stream.get(closest.get(claim, memory.memory_id))
+                if best is not None and best.sharing.allows(listener):
+                    memory = best
+            memories.append(memory)
+        return memories
 
     def withholds(self, world: World, agent_id: str, listener: str) -> bool:
         """Whether the agent holds anything it may not tell `listener`."""
