@@ -13,7 +13,8 @@ from npc_brain.mind.talk.misfit import Cast, misfit
 ISABELLA, MARIA, SAM, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Sam Moore", "Klaus Mueller"
 TOWN = [ISABELLA, MARIA, SAM, KLAUS]
 KNOWN = [
-    "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14",
+    "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14 from "
+    "5 pm to 7 pm",
     "Sam Moore is running for mayor of the Ville in the local election",
     "Jennifer Moore is Sam Moore's wife, a painter",
     "the Ville:Oak Hill College:library",
@@ -111,7 +112,7 @@ def test_a_speaker_in_another_part_is_refused(
         (SAM, MARIA, "Hello Maria, my wife Jennifer paints in Johnson Park."),
         (MARIA, KLAUS, "Studying at the library is fun. Congratulations Klaus!"),
         (MARIA, KLAUS, "Lovely, see you there! Happy Valentine's Day."),
-        (MARIA, KLAUS, "Thanks, Klaus. Good Morning to you too, see you on Monday."),
+        (MARIA, KLAUS, "Thanks, Klaus. Good Morning to you too, see you tomorrow."),
         (KLAUS, MARIA, "Sure, I'll come to the Cafe de la Ville with you."),
         (ISABELLA, MARIA, 'Sam Moore told me: "I am Sam, and I am running for mayor."'),
         (KLAUS, MARIA, "I love the café at Oak Hill College, it is so cosy."),
@@ -178,3 +179,19 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     # what the speaker does itself, however others do it too
     sam = Cast.of("Sam Moore", "", TOWN, [KNOWN[1]])
     assert misfit("I'm running for mayor of the Ville!", sam) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("Hi Isabella, I'm here for a party at Hobbs Cafe on Monday!", "Monday"),
+        ("Isabella is hosting a party at Hobbs Cafe on February 21st.", "21"),
+        ("The party starts at 8 pm.", "8"),
+        # the price: a harmless day nobody gave is drawn again too
+        ("Thanks, Klaus. Good Morning to you too, see you on Monday.", "Monday"),
+    ],
+)
+def test_a_time_nobody_gave_is_made_up(line: str, why: str) -> None:
+    assert misfit(line, cast(MARIA, ISABELLA)) == f"a time nobody gave ({why})"
+    told = Cast.of(MARIA, ISABELLA, TOWN, [*KNOWN, f"Klaus said the party moved: {line}"])
+    assert misfit(line, told) is None  # said to her: hers to repeat

@@ -141,7 +141,7 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
             {"utterance": "Hi Klaus, it is a lovely day at the cafe.", "end_conversation": False},
             {"utterance": "Yes, I finished my paper today.", "end_conversation": False},
             parrot,
-            {"utterance": "Will you come to my party on Friday?", "end_conversation": False},
+            {"utterance": "Will you come to my party tomorrow?", "end_conversation": False},
             {"utterance": "Yes, I finished my paper today!", "end_conversation": False},
             {"utterance": "Yes, I finished my paper today.", "end_conversation": False},
             parrot,
@@ -158,7 +158,7 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
     assert asyncio.run(scenario()) == [
         "Hi Klaus, it is a lovely day at the cafe.",
         "Yes, I finished my paper today.",
-        "Will you come to my party on Friday?",
+        "Will you come to my party tomorrow?",
         "I'm not sure yet.",  # a question is answered, plainly when no draw will do
     ]
     # 2 fresh, a parrot drawn again, 3 parrots (then the plain answer), 3 more: the end
@@ -208,7 +208,7 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
         line=[
             {"utterance": "Klaus, come to my party!", "end_conversation": False},
             {"utterance": "I would love to.", "end_conversation": False},
-            {"utterance": "See you on the 14th.", "end_conversation": True},
+            {"utterance": "See you at the party then.", "end_conversation": True},
         ],
         thoughts=[THOUGHTS, THOUGHTS],
         revise=[REVISION, REVISION],

@@ -80,6 +80,12 @@ _GREETED = re.compile(rf"\b(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood \w+ing)[,]?\
 _OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Maria, I'm glad ..."
 _CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
 _QUOTE = re.compile(r'"[^"]*"')
+_NUMBER = re.compile(r"\d+")
+_CALENDAR_WORDS = (
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "may june july august september october november december"
+)
+_CALENDAR = frozenset(_CALENDAR_WORDS.split())
 _LINE = re.compile(r'^([^"]+?) said to [^"]+?: "(.*)"$', re.DOTALL)
 _BE = r"(?:is|was|will be|['’]ll be|am|['’]m)"
 _MY_DEED = re.compile(rf"\bI(?: {_BE}|['’]m|['’]ll be)\s+(?:\w+ly\s+)?(\w+ing)\b([^.!?;]*)")
@@ -111,6 +117,7 @@ class Cast:
     people: frozenset[str]
     known: frozenset[str]
     deeds: tuple[Deed, ...] = ()
+    numbers: frozenset[str] = frozenset()  # the numbers of the texts at hand
 
     @classmethod
     def of(cls, speaker: str, listener: str, people: Iterable[str], texts: Iterable[str]) -> Cast:
@@ -120,7 +127,8 @@ class Cast:
         names = frozenset(p for p in [speaker, listener, *people] if p)
         words = {_bare(w).lower() for text in [*names, *texts] for w in _TOKEN.findall(text)}
         deeds = tuple(d for text in texts for d in deeds_in(text, speaker, names))
-        return cls(speaker, listener, names, frozenset(words), deeds)
+        numbers = frozenset(n for text in texts for n in _NUMBER.findall(text))
+        return cls(speaker, listener, names, frozenset(words), deeds, numbers)
 
     def person_words(self) -> frozenset[str]:
         """The words of the people's names, lowercase."""
@@ -137,7 +145,21 @@ def misfit(text: str, cast: Cast) -> str | None:
         or wrong_part(own_words, cast)
         or borrowed(own_words, cast)
         or stranger(text, cast)
+        or made_up_time(text, cast)
     )
+
+
+def made_up_time(text: str, cast: Cast) -> str | None:
+    """'a time nobody gave (Monday)' for a weekday, a month or a number that none of the
+    texts at hand holds: the party 'on Monday' or 'on February 21st', when it is on
+    February 14. A date is a claim, and a made-up one the most plausible false memory."""
+    for number in _NUMBER.findall(text):
+        if number not in cast.numbers:
+            return f"a time nobody gave ({number})"
+    for word in _TOKEN.findall(text):
+        if word.lower() in _CALENDAR and word.lower() not in cast.known:
+            return f"a time nobody gave ({word})"
+    return None
 
 
 def foreign(text: str, cast: Cast) -> str | None:
