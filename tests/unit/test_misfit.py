@@ -168,9 +168,11 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     eddy = Cast.of("Eddy Lin", "", [*TOWN, "Eddy Lin"], [heard, KNOWN[1]])
     hosting = "As far as I know, I will be hosting a party at Hobbs Cafe on February 14."
     assert misfit(hosting, eddy) == (
-        "claims Isabella Rodriguez's doing (hosting cafe february hobbs party)"
+        "claims Isabella Rodriguez's doing (host cafe february hobbs party)"
     )
-    assert misfit("I'm running for mayor!", eddy) == "claims Sam Moore's doing (running mayor)"
+    assert misfit("I'm running for mayor!", eddy) == "claims Sam Moore's doing (run mayor)"
+    assert misfit("I will run for mayor.", eddy) == "claims Sam Moore's doing (run mayor)"
+    assert misfit("I will come to the party at Hobbs Cafe.", eddy) is None
     # what they do, said of them, or something else done, is no confusion
     assert misfit("Isabella will be hosting a party at Hobbs Cafe.", eddy) is None
     assert misfit("I'm going to the party at Hobbs Cafe.", eddy) is None

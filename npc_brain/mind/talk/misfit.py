@@ -88,8 +88,10 @@ _CALENDAR_WORDS = (
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())
 _LINE = re.compile(r'^([^"]+?) said to [^"]+?: "(.*)"$', re.DOTALL)
 _BE = r"(?:is|was|will be|['’]ll be|am|['’]m)"
-_MY_DEED = re.compile(rf"\bI(?: {_BE}|['’]m|['’]ll be)\s+(?:\w+ly\s+)?(\w+ing)\b([^.!?;]*)")
-_THEIR_DEED = re.compile(rf"\s+{_BE}\s+(?:\w+ly\s+)?(\w+ing)\b([^.!?;]*)")
+_WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
+_DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;]*)"
+_MY_DEED = re.compile(rf"\bI(?:\s+|(?=['’])){_DOES}")
+_THEIR_DEED = re.compile(rf"\s+{_DOES}")
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
 _LOANS = "café cafés fiancé fiancée résumé naïve déjà piñata jalapeño"
 _ENGLISH_LOANS = frozenset(_LOANS.split())
@@ -209,7 +211,7 @@ def borrowed(text: str, cast: Cast) -> str | None:
     fewer)."""
     own = {d.verb for d in cast.deeds if d.person == cast.speaker}
     for match in _MY_DEED.finditer(text):
-        verb, what = match.group(1).lower(), _words(match.group(2))
+        verb, what = _verb(match), _words(match.group(3))
         if verb in own:
             continue
         for deed in cast.deeds:
@@ -227,19 +229,27 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
     text = text.strip()
     if line := _LINE.match(text):
         who, words = line.group(1), line.group(2)
-        return [Deed(who, m.group(1).lower(), _words(m.group(2))) for m in _MY_DEED.finditer(words)]
+        return [Deed(who, _verb(m), _words(m.group(3))) for m in _MY_DEED.finditer(words)]
     found = []
     for person in {*people, speaker}:
         first = person.split()[0] if person.split() else ""
         for name in (person, first):
             if name and text.startswith(name + " ") and (m := _THEIR_DEED.match(text, len(name))):
-                found.append(Deed(person, m.group(1).lower(), _words(m.group(2))))
+                found.append(Deed(person, _verb(m), _words(m.group(3))))
                 break
     if not found and text.startswith(("I ", "I'm ", "I’m ")):  # the speaker's own words
-        found = [
-            Deed(speaker, m.group(1).lower(), _words(m.group(2))) for m in _MY_DEED.finditer(text)
-        ]
+        found = [Deed(speaker, _verb(m), _words(m.group(3))) for m in _MY_DEED.finditer(text)]
     return found
+
+
+def _verb(match: re.Match[str]) -> str:
+    """A deed's verb as its stem: 'planning', 'plan' and 'plans' are one ('plan')."""
+    verb = (match.group(1) or match.group(2)).lower()
+    if verb.endswith("ing") and len(verb) > 5:
+        verb = verb[:-3]
+        if len(verb) > 3 and verb[-1] == verb[-2]:
+            verb = verb[:-1]  # "planning" -> "plan"
+    return verb.removesuffix("e")  # "having" and "have" -> "hav"
 
 
 def _words(text: str) -> frozenset[str]:
