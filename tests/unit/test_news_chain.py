@@ -186,3 +186,31 @@ def test_a_holder_tells_its_own_news_first_hand_not_as_it_heard_it_back(tmp_path
     opener = asyncio.run(scenario())
     told = opener.split("this news in your own words:")[1]
     assert told.startswith(f" {SEED}")  # her own words, not Klaus's
+
+
+@pytest.mark.parametrize(
+    ("seed", "is_news"),
+    [(Source(SourceKind.AUTHOR, ""), True), (None, False)],  # None: seen, not notable
+)
+def test_a_claim_is_passed_on_as_news_only_when_it_began_as_news(
+    tmp_path: Path, seed: Source | None, is_news: bool
+) -> None:
+    chat = _chat(
+        line=[
+            _line(TOLD_KLAUS),
+            _line("That sounds wonderful, count me in!", end=True),
+            _line("Hi Maria, how are you?"),
+            _line("Fine, thanks.", end=True),
+        ]
+    )
+    brain = make_brain(tmp_path, chat, planner="free", context_memories=12)
+
+    async def scenario() -> str:
+        await _town(brain, seed)
+        await _talk(brain, "isabella", "klaus", T0)
+        calls = len(chat.prompts)
+        await _talk(brain, "klaus", "maria", T0 + 2 * 3600)
+        return next(p for kind, p in chat.prompts[calls:] if kind == "line")
+
+    opener = asyncio.run(scenario())
+    assert ("this news in your own words" in opener) is is_news

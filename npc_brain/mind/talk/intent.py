@@ -70,23 +70,28 @@ def newsworthy(
     memory: MemoryRecord, listener_id: str, listener_name: str, claimed: Set[int] = frozenset()
 ) -> bool:
     """Whether a memory is news one may bring to the listener: a line someone said that
-    passed a claim on (its id in `claimed`), or an event (`eventful`) someone told or
-    wrote, or a NOTABLE one the speaker saw (not a sighting of someone, a standing fact,
-    a plan or one's own line); not from the listener, and not about it (naming it: a
-    surprise for the listener is no news to bring it)."""
+    passed a claim of an event on (its id in `claimed`), or an event (`an_event`) someone
+    told or wrote, or a NOTABLE one the speaker saw (not a sighting of someone, a
+    standing fact, a plan or one's own line); not from the listener, and not about it
+    (naming it: a surprise for the listener is no news to bring it)."""
     source = memory.source
     if memory.kind == MemoryKind.DIALOGUE:
         told = source.kind == SourceKind.HEARD and memory.memory_id in claimed
     else:
-        seen = source.kind == SourceKind.SEEN
-        sighting = seen and (bool(memory.subject) or memory.importance < NOTABLE)
-        told = memory.kind == MemoryKind.OBSERVATION and not sighting
-        told = told and eventful(memory.description)
+        told = an_event(memory)
     if not told:
         return False
     if source.agent_id == listener_id or memory.subject == listener_id:
         return False
     return not names_in(spoken(memory), {listener_id: listener_name})
+
+
+def an_event(memory: MemoryRecord) -> bool:
+    """Whether an observation tells of an event (`eventful`) someone told or wrote, or a
+    NOTABLE one its agent saw: not a sighting of someone, nor a standing fact."""
+    seen = memory.source.kind == SourceKind.SEEN
+    sighting = seen and (bool(memory.subject) or memory.importance < NOTABLE)
+    return memory.kind == MemoryKind.OBSERVATION and not sighting and eventful(memory.description)
 
 
 def eventful(text: str) -> bool:

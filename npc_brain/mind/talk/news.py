@@ -34,7 +34,7 @@ from npc_brain.mind.talk.carry import (
     spoken,
 )
 from npc_brain.mind.talk.contradict import contradiction
-from npc_brain.mind.talk.intent import newsworthy
+from npc_brain.mind.talk.intent import an_event, newsworthy
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -94,10 +94,21 @@ class News:
         name, book = listener.persona.name, world.store.claims
         recalled = self._first_hand(world, speaker.agent_id, listener.agent_id, found)
         claims = book.of_memories([m.memory_id for m in recalled])
-        memories = [m for m in recalled if newsworthy(m, listener.agent_id, name, claims.keys())]
+        events = {m for m, c in claims.items() if self._of_an_event(world, c)}
+        memories = [m for m in recalled if newsworthy(m, listener.agent_id, name, events)]
         fresh = self.unexchanged(world, speaker.agent_id, listener.agent_id, memories)
         known = {r.claim_id for r in book.held_by(listener.agent_id)}
         return [m for m in fresh if claims.get(m.memory_id) not in known]
+
+    def _of_an_event(self, world: World, claim_id: int) -> bool:
+        """Whether a claim started as news (intent.an_event: the party its host was told
+        of), not as a sighting or a line that someone retold ("Maria is talking with
+        Isabella" passed on from mouth to mouth)."""
+        claim = world.store.claims.get(claim_id)
+        if claim is None or world.store.get_agent(claim.origin_agent_id) is None:
+            return False
+        origin = world.stream(claim.origin_agent_id).get(claim.origin_memory_id)
+        return origin is not None and an_event(origin)
 
     def _first_hand(
         self, world: World, agent_id: str, listener: str, found: Sequence[ScoredMemory]
