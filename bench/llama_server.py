@@ -36,6 +36,8 @@ CMAKE_FLAGS = [
     "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
     "-DLLAMA_CURL=OFF",
+    "-DLLAMA_BUILD_UI=OFF",  # no web page: the bench only calls the API
+    "-DLLAMA_USE_PREBUILT_UI=OFF",  # and never reaches for a model hub
     "-DBUILD_SHARED_LIBS=OFF",
 ]
 
