@@ -1,12 +1,13 @@
 """Judging an interview answer against a seed's facts (host, place, date), as the paper
 judged its agents' answers. Pure.
 
-An answer is about the seed when it holds a key phrase or states two of its facts; only
-then is it judged. It states a fact rightly when it holds one of the fact's phrases that
-the question did not, and wrongly when it names instead another agent (host) or says it
-hosts the event itself ("I'm hosting a party", said by a guest), another place of the
-town (place), or another date or time (date). The source sentence a
-holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
+An answer is about the seed when it holds a key phrase or states two of its facts (a
+host's "I" is not one of the two: "I own Hobbs Cafe", said by the party's host, knows no
+party); only then is it judged. It states a fact rightly when it holds one of the
+fact's phrases that the question did not, and wrongly when it names instead another
+agent (host) or says it hosts the event itself ("I'm hosting a party", said by a guest),
+another place of the town (place), or another date or time (date). The source sentence
+a holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
 names tellers, not hosts.
 """
 
@@ -64,13 +65,14 @@ def judge(
     host speaking of itself says "I" or "my")."""
     text = _SOURCE.sub("", answer)
     asked = seed.question.lower()
-    right, wrong = [], []
+    right, wrong, stated = [], [], 0
     for name, phrases in seed.facts:
         said = any(_has(text, p) and p.lower() not in asked for p in phrases)
         host_itself = name == "host" and any(_names(speaker, p) for p in phrases)
         if said or (host_itself and _FIRST.search(text) is not None):
             right.append(name)
-    if not (seed.mentioned_in(text) or len(right) > 1):
+            stated += said
+    if not (seed.mentioned_in(text) or stated > 1):
         return Verdict((), ())  # not about the seed: "I own Hobbs Cafe" knows no party
     for name, _ in seed.facts:
         if name in right:

@@ -80,6 +80,10 @@ def test_a_host_speaking_of_itself_names_the_host() -> None:
     assert mine.right == ("host",) and mine.knows
     theirs = judge("I am running for mayor!", mayor, PEOPLE, PLACES, "Klaus Mueller")
     assert theirs.wrong == ("host",) and not theirs.knows  # a false claim
+    cafe = judge("I own Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Isabella Rodriguez")
+    assert not cafe.claims  # the host's "I" and the place: not about the party
+    host = judge("I'm throwing a party at Hobbs Cafe!", PARTY, PEOPLE, PLACES, "Isabella Rodriguez")
+    assert host.right == ("host", "place") and host.knows
     guest = judge("I'll be hosting a party at Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Eddy Lin")
     assert guest.right == ("place",) and guest.wrong == ("host",)
     going = judge("I'm going to the party at Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Eddy Lin")
