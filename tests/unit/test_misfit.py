@@ -173,6 +173,11 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     assert misfit("I'm running for mayor!", eddy) == "claims Sam Moore's doing (run mayor)"
     assert misfit("I will run for mayor.", eddy) == "claims Sam Moore's doing (run mayor)"
     assert misfit("I will come to the party at Hobbs Cafe.", eddy) is None
+    # however the doing is worded: she throws the party, he says he hosts it
+    told = 'Isabella Rodriguez said to Sam Moore: "I am throwing a party at Hobbs Cafe."'
+    sam = Cast.of(SAM, ISABELLA, TOWN, [KNOWN[1], told])
+    hosting = "I'm Sam, I'm running for mayor, I'm hosting a party at Hobbs Cafe."
+    assert misfit(hosting, sam) == "claims Isabella Rodriguez's doing (host cafe hobbs party)"
     # what they do, said of them, or something else done, is no confusion
     assert misfit("Isabella will be hosting a party at Hobbs Cafe.", eddy) is None
     assert misfit("I'm going to the party at Hobbs Cafe.", eddy) is None

@@ -89,7 +89,7 @@ _CALENDAR = frozenset(_CALENDAR_WORDS.split())
 _LINE = re.compile(r'^([^"]+?) said to [^"]+?: "(.*)"$', re.DOTALL)
 _BE = r"(?:is|was|will be|['’]ll be|am|['’]m)"
 _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
-_DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;]*)"
+_DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
 _MY_DEED = re.compile(rf"\bI(?:\s+|(?=['’])){_DOES}")
 _THEIR_DEED = re.compile(rf"\s+{_DOES}")
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
@@ -243,13 +243,21 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
 
 
 def _verb(match: re.Match[str]) -> str:
-    """A deed's verb as its stem: 'planning', 'plan' and 'plans' are one ('plan')."""
+    """A deed's verb as its stem: 'planning' and 'plan' are one ('plan'); 'hosting',
+    'throwing', 'planning' (a party) are one too ('host')."""
     verb = (match.group(1) or match.group(2)).lower()
     if verb.endswith("ing") and len(verb) > 5:
         verb = verb[:-3]
         if len(verb) > 3 and verb[-1] == verb[-2]:
             verb = verb[:-1]  # "planning" -> "plan"
-    return verb.removesuffix("e")  # "having" and "have" -> "hav"
+    verb = verb.removesuffix("e")  # "having" and "have" -> "hav"
+    return "host" if verb in _HOSTING else verb  # one doing, however it is worded
+
+
+# Verbs (as stems) that all say one does an event: hosting, throwing or planning a party.
+_HOSTING = frozenset(
+    ["host", "throw", "hold", "organiz", "organis", "giv", "arrang", "plan", "hav"]
+)
 
 
 def _words(text: str) -> frozenset[str]:
