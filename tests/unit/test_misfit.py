@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from npc_brain.mind.talk.answers import broken
-from npc_brain.mind.talk.misfit import Cast, misfit
+from npc_brain.mind.talk.misfit import Cast, Deed, deeds_in, misfit
 
 ISABELLA, MARIA, SAM, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Sam Moore", "Klaus Mueller"
 TOWN = [ISABELLA, MARIA, SAM, KLAUS]
@@ -178,6 +178,18 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     sam = Cast.of(SAM, ISABELLA, TOWN, [KNOWN[1], told])
     hosting = "I'm Sam, I'm running for mayor, I'm hosting a party at Hobbs Cafe."
     assert misfit(hosting, sam) == "claims Isabella Rodriguez's doing (host cafe hobbs party)"
+    # a doing retold is the teller's source's ('X told me: "I am ..."'), and "we" counts
+    retold = (
+        'Sam Moore said to Maria Lopez: "Hi Maria! Isabella Rodriguez told me: "I am throwing '
+        'a party at Hobbs Cafe.""'
+    )
+    assert deeds_in(retold, MARIA, TOWN) == [
+        Deed(ISABELLA, "host", frozenset({"party", "hobbs", "cafe"}))
+    ]
+    ours = (
+        'Isabella Rodriguez said to Maria Lopez: "Hi Maria, we\'re planning a party at the cafe."'
+    )
+    assert [d.person for d in deeds_in(ours, MARIA, TOWN)] == [ISABELLA]
     # what they do, said of them, or something else done, is no confusion
     assert misfit("Isabella will be hosting a party at Hobbs Cafe.", eddy) is None
     assert misfit("I'm going to the party at Hobbs Cafe.", eddy) is None

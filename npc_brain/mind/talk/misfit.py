@@ -87,11 +87,12 @@ _CALENDAR_WORDS = (
 )
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())
 _LINE = re.compile(r'^([^"]+?) said to [^"]+?: "(.*)"$', re.DOTALL)
-_BE = r"(?:is|was|will be|['’]ll be|am|['’]m)"
+_BE = r"(?:is|are|was|were|will be|['’]ll be|am|['’]m|['’]re)"
 _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
 _DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
-_MY_DEED = re.compile(rf"\bI(?:\s+|(?=['’])){_DOES}")
 _THEIR_DEED = re.compile(rf"\s+{_DOES}")
+_OUR_DEED = re.compile(rf"\b(?:I|[Ww]e)(?:\s+|(?=['’])){_DOES}")  # "I'm hosting", "we're"
+_RETOLD = re.compile(r'^(?:(?:Hi|Hello|Hey) [^,!]+[,!] )?([^":]+?) told me: "(.*)"?$', re.DOTALL)
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
 _LOANS = "café cafés fiancé fiancée résumé naïve déjà piñata jalapeño"
 _ENGLISH_LOANS = frozenset(_LOANS.split())
@@ -210,7 +211,7 @@ def borrowed(text: str, cast: Cast) -> str | None:
     anyone but Sam): the same verb, and two of the words after it (all, if it has
     fewer)."""
     own = {d.verb for d in cast.deeds if d.person == cast.speaker}
-    for match in _MY_DEED.finditer(text):
+    for match in _OUR_DEED.finditer(text):
         verb, what = _verb(match), _words(match.group(3))
         if verb in own:
             continue
@@ -228,8 +229,7 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
     speaker's own ('X said to Y: "I'm hosting a party"')."""
     text = text.strip()
     if line := _LINE.match(text):
-        who, words = line.group(1), line.group(2)
-        return [Deed(who, _verb(m), _words(m.group(3))) for m in _MY_DEED.finditer(words)]
+        return said_deeds(line.group(1), line.group(2), people)
     found = []
     for person in {*people, speaker}:
         first = person.split()[0] if person.split() else ""
@@ -238,8 +238,17 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
                 found.append(Deed(person, _verb(m), _words(m.group(3))))
                 break
     if not found and text.startswith(("I ", "I'm ", "I’m ")):  # the speaker's own words
-        found = [Deed(speaker, _verb(m), _words(m.group(3))) for m in _MY_DEED.finditer(text)]
+        found = [Deed(speaker, _verb(m), _words(m.group(3))) for m in _OUR_DEED.finditer(text)]
     return found
+
+
+def said_deeds(who: str, words: str, people: Iterable[str]) -> list[Deed]:
+    """The deeds a line tells of its speaker `who` ("I'm hosting", "we're planning"), or,
+    when it passes on what a person of the town told it ('Isabella Rodriguez told me:
+    "I am throwing a party"'), of that person."""
+    if (retold := _RETOLD.match(words)) and retold.group(1) in set(people):
+        return said_deeds(retold.group(1), retold.group(2), people)
+    return [Deed(who, _verb(m), _words(m.group(3))) for m in _OUR_DEED.finditer(words)]
 
 
 def _verb(match: re.Match[str]) -> str:
