@@ -200,6 +200,14 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     assert misfit("I'm running for mayor of the Ville!", sam) is None
 
 
+def test_a_day_of_the_month_is_a_date_not_an_hour() -> None:
+    maria = Cast.of(MARIA, "", TOWN, [*KNOWN, "Maria Lopez goes to bed around 11 pm"])
+    planned = "I will bring a cake to Hobbs Cafe on the 11th of next month."
+    assert misfit(planned, maria) == "a time nobody gave (11)"
+    assert misfit("See you at the party on the 14th!", maria) is None  # February 14
+    assert misfit("I go to bed at 11 pm.", maria) is None
+
+
 @pytest.mark.parametrize(
     ("line", "why"),
     [

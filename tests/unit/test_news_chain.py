@@ -214,3 +214,34 @@ def test_a_claim_is_passed_on_as_news_only_when_it_began_as_news(
 
     opener = asyncio.run(scenario())
     assert ("this news in your own words" in opener) is is_news
+
+
+def test_a_thought_does_not_take_up_a_doing_heard_in_another_talk(tmp_path: Path) -> None:
+    borrowed = "I am throwing a Valentine's Day party at Hobbs Cafe."
+    chat = _chat(
+        line=[
+            _line(TOLD_KLAUS),
+            _line("That sounds wonderful, count me in!", end=True),
+            _line("Hi Maria, lovely weather for a walk today."),
+            _line("It is, I walked to the bakery.", end=True),
+        ],
+        thoughts=[
+            {"planning_thought": "I will buy flowers.", "memo": "They were kind."},
+            {"planning_thought": "I will buy flowers.", "memo": "They were kind."},
+            {"planning_thought": borrowed, "memo": "Maria likes walks."},  # Klaus's, later
+            {"planning_thought": "I will walk more.", "memo": "Klaus is nice."},
+        ],
+    )
+    brain = make_brain(tmp_path, chat, planner="free", context_memories=12, line_intents=False)
+
+    async def scenario() -> list[str]:
+        await _town(brain, Source(SourceKind.AUTHOR, ""))
+        await _talk(brain, "isabella", "klaus", T0)
+        await _talk(brain, "klaus", "maria", T0 + 2 * 3600, "is walking in the park")
+        page = await brain.list_memories("", "klaus")
+        return [m.description for m in page.memories]
+
+    remembered = asyncio.run(scenario())
+    assert "Maria likes walks." in remembered  # his thoughts of the second talk are kept
+    assert borrowed not in remembered  # but not Isabella's party as his own
+    assert not any("Valentine" in m for m in remembered[-3:])  # the talk never named it

@@ -335,8 +335,13 @@ class Conversations:
             game_time=game_time,
         )
         # Thoughts, and the view, that are broken, in another language, in another's part
-        # or name strangers are not stored (a view built by code stands in).
-        cast = _cast(world, agent, "", [before], [_attributed(x, agent, other) for x in lines])
+        # or doing, name strangers or a time nobody gave are not stored (a view built by
+        # code stands in); what the agent remembers of their subject is at hand too (whose
+        # party it is, said in another talk).
+        thought_of = " ".join([*after.thoughts, after.relationship])
+        recalled = await self._f.context(world, agent, game_time, thought_of)
+        heard = [_attributed(x, agent, other) for x in lines]
+        cast = _cast(world, agent, "", [before, *(m.description for m in recalled)], heard)
         thoughts = [t for t in after.thoughts if _usable_thought(agent, t, cast)]
         bond = after.relationship if _usable_thought(agent, after.relationship, cast) else ""
         renew_relationship(

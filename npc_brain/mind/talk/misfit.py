@@ -81,6 +81,9 @@ _OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Maria, I'm glad ..."
 _CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
 _QUOTE = re.compile(r'"[^"]*"')
 _NUMBER = re.compile(r"\d+")
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_DATED = re.compile(rf"\b(?:{_MONTHS})\s+(\d{{1,2}})\b", re.IGNORECASE)
 _CALENDAR_WORDS = (
     "monday tuesday wednesday thursday friday saturday sunday january february march april "
     "may june july august september october november december"
@@ -121,6 +124,7 @@ class Cast:
     known: frozenset[str]
     deeds: tuple[Deed, ...] = ()
     numbers: frozenset[str] = frozenset()  # the numbers of the texts at hand
+    days: frozenset[str] = frozenset()  # of those, days of a month ("February 14", "14th")
 
     @classmethod
     def of(cls, speaker: str, listener: str, people: Iterable[str], texts: Iterable[str]) -> Cast:
@@ -131,7 +135,10 @@ class Cast:
         words = {_bare(w).lower() for text in [*names, *texts] for w in _TOKEN.findall(text)}
         deeds = tuple(d for text in texts for d in deeds_in(text, speaker, names))
         numbers = frozenset(n for text in texts for n in _NUMBER.findall(text))
-        return cls(speaker, listener, names, frozenset(words), deeds, numbers)
+        days = frozenset(
+            d for text in texts for pattern in (_ORDINAL, _DATED) for d in pattern.findall(text)
+        )
+        return cls(speaker, listener, names, frozenset(words), deeds, numbers, days)
 
     def person_words(self) -> frozenset[str]:
         """The words of the people's names, lowercase."""
@@ -159,6 +166,9 @@ def made_up_time(text: str, cast: Cast) -> str | None:
     for number in _NUMBER.findall(text):
         if number not in cast.numbers:
             return f"a time nobody gave ({number})"
+    for day in _ORDINAL.findall(text):  # "the 11th": a day of a month, not "11 pm"
+        if day not in cast.days:
+            return f"a time nobody gave ({day})"
     for word in _TOKEN.findall(text):
         if word.lower() in _CALENDAR and word.lower() not in cast.known:
             return f"a time nobody gave ({word})"
