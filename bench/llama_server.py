@@ -122,6 +122,7 @@ def server(
         "-t",
         str(threads),
         "--cont-batching",
+        "--no-repack",  # its AMX weight layout crashes here (SIGSEGV in ggml_backend_amx_mul_mat)
     ]
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, stdout=log, stderr=log)
