@@ -8,7 +8,8 @@ fact's phrases that the question did not, and wrongly when it names instead anot
 agent (host) or says it hosts the event itself ("I'm hosting a party", said by a guest),
 another place of the town (place), or another date or time (date). The source sentence
 a holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
-names tellers, not hosts.
+names tellers, not hosts; a line passed on ('Klaus told me: "..."') is judged as its
+teller's words, whose "I" is the teller.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from dataclasses import dataclass
 from npc_brain.demo.cast import Seed
 
 _SOURCE = re.compile(r"I heard it from [^.]*\.")
+# A line passed on: 'Klaus told me: "..."'; its "I" is the teller's.
+_RETOLD = re.compile(
+    r'^(?:As far as I know, )?([A-Z][a-z]+(?: [A-Z][a-z]+)?) told me:? "(.*)"(.*)$', re.S
+)
 _FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
 # The answering agent says it hosts (or runs) the seed's event itself.
 _HOSTING = re.compile(
@@ -63,6 +68,9 @@ def judge(
     """The verdict on `answer` to `seed.question`; `people`: agent id -> name (the
     others), `places`: the town's place names, `speaker`: the answering agent's name (a
     host speaking of itself says "I" or "my")."""
+    if (retold := _RETOLD.match(answer.strip())) and (teller := _who(retold.group(1), people)):
+        rest = {a: n for a, n in people.items() if n != teller}  # its speaker is the teller
+        return judge(retold.group(2) + retold.group(3), seed, rest, places, teller)
     text = _SOURCE.sub("", answer)
     asked = seed.question.lower()
     right, wrong, stated = [], [], 0
@@ -87,6 +95,11 @@ def judge(
         if stated:
             wrong.append(name)
     return Verdict(tuple(right), tuple(wrong))
+
+
+def _who(name: str, people: Mapping[str, str]) -> str:
+    """The full name of the person `name` (full or first) names, or ''."""
+    return next((n for n in people.values() if n == name or n.split()[0] == name), "")
 
 
 def _has(text: str, phrase: str) -> bool:

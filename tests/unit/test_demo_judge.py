@@ -36,6 +36,11 @@ PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
         ),
         ("Klaus is throwing a party at Hobbs Cafe.", ("place",), ("host",)),
         ("Yes, a party at Hobbs Cafe. I heard it from Klaus.", ("place",), ()),  # a teller
+        ('Klaus Mueller told me: "There is a party at Hobbs Cafe."', ("place",), ()),
+        ('Klaus told me: "Isabella\'s party is at Hobbs Cafe."', ("host", "place"), ()),
+        # a line passed on speaks with its teller's "I"
+        ('Isabella told me: "I am throwing a party at Hobbs Cafe."', ("host", "place"), ()),
+        ('Klaus told me: "I am throwing a party at Hobbs Cafe."', ("place",), ("host",)),
         ("Isabella's party is at the Rose and Crown Pub.", ("host",), ("place",)),
         ("Isabella's party is on March 3.", ("host",), ("date",)),
         ("Isabella's party starts at 8 pm at Hobbs Cafe.", ("host", "place"), ("date",)),
