@@ -112,7 +112,13 @@ def measure(
 ) -> dict[tuple[str, int], list[float]]:
     """Tokens a second of each arm at each level, the arms taking turns."""
     for chat in arms.values():  # warm: the first call loads pages and builds kernels
-        chat.complete(prompt("Isabella", "tea"), max_tokens=4)
+        # in a thread that ends: a llama.cpp call from the main thread leaves an OpenMP
+        # team behind, and calls from other threads then ran at a third of their speed
+        warm = threading.Thread(
+            target=chat.complete, args=(prompt("Isabella", "tea"),), kwargs={"max_tokens": 4}
+        )
+        warm.start()
+        warm.join()
     rates: dict[tuple[str, int], list[float]] = {}
     topics = itertools.cycle(TOPICS)
     for r in range(rounds):
