@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
-from npc_brain.demo.run import DemoOptions, run_demo
-from npc_brain.demo.writing import read_report
+from bench.demo_scale import measure
 
 SPIN = "while True: pass"
 
@@ -41,16 +37,10 @@ def busy_core() -> Iterator[None]:
 
 
 def run(agents: int, hours: float, start: str, seed: int) -> tuple[float, int]:
-    """Wall seconds of one demo run and its model calls."""
-    with tempfile.TemporaryDirectory() as out:
-        options = DemoOptions(
-            agents=agents, hours=hours, start=start, seed=seed, out=Path(out) / "demo"
-        )
-        began = time.perf_counter()
-        run_demo(options, stdout=io.StringIO())
-        seconds = time.perf_counter() - began
-        calls = read_report(options.out)["model_calls"]["total"]
-        return seconds, int(calls)
+    """Wall seconds of one demo run (bench.demo_scale.measure) and its model calls."""
+    began = time.perf_counter()
+    report = measure(agents, hours, start, seed)
+    return time.perf_counter() - began, int(report["model_calls"]["total"])
 
 
 def main() -> None:

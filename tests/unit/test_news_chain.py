@@ -46,6 +46,12 @@ def _line(text: str, end: bool = False) -> dict[str, Any]:
     return {"utterance": text, "end_conversation": end}
 
 
+FIRST_TALK = [  # Isabella tells Klaus, and he is glad
+    _line(TOLD_KLAUS),
+    _line("That sounds wonderful, count me in!", end=True),
+]
+
+
 def _sees(other: str, doing: str = "is reading at the counter") -> list[Observation]:
     return [Observation(f"{other} {doing}", subject=other, address=CAFE)]
 
@@ -59,6 +65,13 @@ async def _town(brain: Brain, seed: Source | None = None) -> None:
     await brain.add_memory("", "isabella", T0 - 3600, MemoryKind.OBSERVATION, party)
 
 
+async def _opener(brain: Brain, chat: RoutedChat, who: str, sees: str, at: float) -> str:
+    """The prompt of the first line of the talk `who` starts on seeing `sees` at `at`."""
+    calls = len(chat.prompts)
+    await _talk(brain, who, sees, at)
+    return next(p for kind, p in chat.prompts[calls:] if kind == "line")
+
+
 async def _talk(brain: Brain, who: str, sees: str, at: float, doing: str = "") -> list[str]:
     seen = _sees(sees, doing) if doing else _sees(sees)
     (result,) = await brain.tick("", at, [AgentTick(who, seen)], lockstep=True)
@@ -69,8 +82,7 @@ async def _talk(brain: Brain, who: str, sees: str, at: float, doing: str = "") -
 def chat() -> RoutedChat:
     return _chat(
         line=[
-            _line(TOLD_KLAUS),
-            _line("That sounds wonderful, count me in!", end=True),
+            *FIRST_TALK,
             _line(TOLD_MARIA),
             _line("Really? I will be there.", end=True),
             _line(ANSWER),  # Maria's interview answer
@@ -151,8 +163,7 @@ def test_news_passes_holder_to_a_to_b_with_its_source_chain(
 def test_a_holder_tells_its_own_news_first_hand_not_as_it_heard_it_back(tmp_path: Path) -> None:
     chat = _chat(
         line=[
-            _line(TOLD_KLAUS),
-            _line("That sounds wonderful, count me in!", end=True),
+            *FIRST_TALK,
             _line("Hi Maria, I am throwing a party at Hobbs Cafe on February 14."),
             _line("Lovely, I will come.", end=True),
         ]
@@ -179,9 +190,7 @@ def test_a_holder_tells_its_own_news_first_hand_not_as_it_heard_it_back(tmp_path
             "klaus", klaus_line, vector, klaus_line.memory_id, "isabella", back.memory_id, T0 + 3600
         )
         world.store.claims.record([telling])
-        calls = len(chat.prompts)
-        await _talk(brain, "isabella", "maria", T0 + 4 * 3600)
-        return next(p for kind, p in chat.prompts[calls:] if kind == "line")
+        return await _opener(brain, chat, "isabella", "maria", T0 + 4 * 3600)
 
     opener = asyncio.run(scenario())
     told = opener.split("this news in your own words:")[1]
@@ -197,8 +206,7 @@ def test_a_claim_is_passed_on_as_news_only_when_it_began_as_news(
 ) -> None:
     chat = _chat(
         line=[
-            _line(TOLD_KLAUS),
-            _line("That sounds wonderful, count me in!", end=True),
+            *FIRST_TALK,
             _line("Hi Maria, how are you?"),
             _line("Fine, thanks.", end=True),
         ]
@@ -208,9 +216,7 @@ def test_a_claim_is_passed_on_as_news_only_when_it_began_as_news(
     async def scenario() -> str:
         await _town(brain, seed)
         await _talk(brain, "isabella", "klaus", T0)
-        calls = len(chat.prompts)
-        await _talk(brain, "klaus", "maria", T0 + 2 * 3600)
-        return next(p for kind, p in chat.prompts[calls:] if kind == "line")
+        return await _opener(brain, chat, "klaus", "maria", T0 + 2 * 3600)
 
     opener = asyncio.run(scenario())
     assert ("this news in your own words" in opener) is is_news
@@ -220,8 +226,7 @@ def test_a_thought_does_not_take_up_a_doing_heard_in_another_talk(tmp_path: Path
     borrowed = "I am throwing a Valentine's Day party at Hobbs Cafe."
     chat = _chat(
         line=[
-            _line(TOLD_KLAUS),
-            _line("That sounds wonderful, count me in!", end=True),
+            *FIRST_TALK,
             _line("Hi Maria, lovely weather for a walk today."),
             _line("It is, I walked to the bakery.", end=True),
         ],

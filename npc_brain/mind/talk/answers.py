@@ -191,6 +191,13 @@ def adds_to(text: str, situation: str, known: str = "") -> bool:
     return bool(new) and not _numbers(text) - _numbers(given)
 
 
+def said_line(text: str) -> tuple[str, str, str] | None:
+    """(speaker, listener, words) of a line as a dialogue memory words it ('X said to Y:
+    "..."'), else None."""
+    match = _LINE.match(text.strip())
+    return None if match is None else (match[1], match[2], match[3])
+
+
 def _numbers(text: str) -> set[str]:
     return {w for w in _WORD.findall(text) if w.isdigit()}
 
@@ -203,8 +210,8 @@ def plain_answer(persona: Persona, fact: str | None, situation: bool = False) ->
     if not fact:
         return ON_IT if situation else DONT_KNOW
     names = [n for n in (persona.name, persona.name.split()[0] if persona.name else "") if n]
-    if line := _LINE.match(fact.strip()):  # a line said: who said it, in the first person
-        speaker, listener, words = line.groups()
+    if line := said_line(fact):  # a line said: who said it, in the first person
+        speaker, listener, words = line
         if speaker in names:
             return f'I told {_as_me(listener, names)}: "{words}"'
         return f'{speaker} told {_as_me(listener, names)}: "{words}"'

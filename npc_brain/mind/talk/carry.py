@@ -15,24 +15,22 @@ redraw (or a refusal), a false "carries" a claim record.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence, Set
 
 import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
-from npc_brain.mind.talk.answers import key_terms
+from npc_brain.mind.talk.answers import key_terms, said_line
 
 CARRIES = 0.5
 REVEALS = 0.55
-_QUOTED = re.compile(r'^[^"]*? said to [^"]*?: "(.*)"$', re.DOTALL)
 
 
 def spoken(memory: MemoryRecord) -> str:
     """What a memory says: the quoted words of a dialogue line, else its description."""
-    if memory.kind == MemoryKind.DIALOGUE and (match := _QUOTED.match(memory.description)):
-        return match.group(1)
+    if memory.kind == MemoryKind.DIALOGUE and (line := said_line(memory.description)):
+        return line[2]
     return memory.description
 
 

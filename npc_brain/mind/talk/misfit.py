@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from npc_brain.mind.talk.answers import said_line
+
 # Function words of the languages the default model drifts into, none an English word.
 _FOREIGN_WORDS = (
     # Spanish
@@ -82,14 +84,13 @@ _CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
 _QUOTE = re.compile(r'"[^"]*"')
 _NUMBER = re.compile(r"\d+")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_DATED = re.compile(rf"\b(?:{_MONTHS})\s+(\d{{1,2}})\b", re.IGNORECASE)
 _CALENDAR_WORDS = (
     "monday tuesday wednesday thursday friday saturday sunday january february march april "
     "may june july august september october november december"
 )
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())
-_LINE = re.compile(r'^([^"]+?) said to [^"]+?: "(.*)"$', re.DOTALL)
+_MONTHS = "|".join(_CALENDAR_WORDS.split()[7:])
+_DATED = re.compile(rf"\b(?:{_MONTHS})\s+(\d{{1,2}})\b", re.IGNORECASE)
 _BE = r"(?:is|are|was|were|will be|['’]ll be|am|['’]m|['’]re)"
 _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
 _DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
@@ -238,8 +239,8 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
     about `speaker` that names only its first name counts as the speaker's), or a line's
     speaker's own ('X said to Y: "I'm hosting a party"')."""
     text = text.strip()
-    if line := _LINE.match(text):
-        return said_deeds(line.group(1), line.group(2), people)
+    if line := said_line(text):
+        return said_deeds(line[0], line[2], people)
     found = []
     for person in {*people, speaker}:
         first = person.split()[0] if person.split() else ""
