@@ -3,9 +3,11 @@
     python -m bench.batching [--concurrency 1,2,4,8] [--tokens 96] [--rounds 2]
                              [--no-llama-server]
 
-The embedded chat model (the default GGUF) in one process: `BatchedLlamaChat` with as
-many slots as the largest concurrency, and the one-call-at-a-time `LlamaChat` (the
-baseline, which serves N calls one after another); beside them the anchor, llama.cpp's
+The embedded chat model (the default GGUF): `BatchedLlamaChat` with as many slots as the
+largest concurrency, and the one-call-at-a-time `LlamaChat` (the baseline, which serves
+N calls one after another, from one thread of a process of its own, as the server's
+scheduler worker does: llama.cpp computes with OpenMP, and two threads of one process
+that each call it slow each other to a third); beside them the anchor, llama.cpp's
 own `llama-server` with as many parallel slots on the same GGUF and the same requests
 (bench/llama_server.py builds it once; when it cannot be built the output says why).
 Each round asks N agents, each from a thread of its own, for a free-text answer of
@@ -20,14 +22,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
 
 from bench.llama_server import Unavailable, server
 from npc_brain.config import Settings
-from npc_brain.llm.base import ChatModel, Message
+from npc_brain.llm.base import ChatModel, Completion, Message, TokenSink
 from npc_brain.llm.batching import BatchedLlamaChat
 from npc_brain.llm.llama import LlamaChat
 
@@ -61,6 +67,63 @@ def round_tokens_per_s(chat: ChatModel, n: int, tokens: int, topic: str, seed: i
     return sum(done) / (time.perf_counter() - started)
 
 
+class ChatInChildProcess:
+    """A LlamaChat in a process of its own whose one thread makes every call: the
+    server's layout (one scheduler worker owns the model), away from the other arms'
+    threads. Calls from several threads are served one after another."""
+
+    def __init__(self, path: Path, threads: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(
+            target=_serve_chat, args=(child, path, threads), daemon=True
+        )
+        self._process.start()
+        self._turn = threading.Lock()
+        self.model_id = str(self._call("model_id"))
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        schema: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        temperature: float = 0.0,
+        on_token: TokenSink | None = None,
+    ) -> Completion:
+        kwargs = {"max_tokens": max_tokens, "schema": schema, "seed": seed}
+        completion: Completion = self._call(
+            "complete", list(messages), temperature=temperature, **kwargs
+        )
+        return completion
+
+    def close(self) -> None:
+        self._conn.send(None)
+        self._process.join(timeout=30)
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        with self._turn:
+            self._conn.send((method, args, kwargs))
+            ok, value = self._conn.recv()
+        if not ok:
+            raise RuntimeError(f"the one-at-a-time arm failed: {value}")
+        return value
+
+
+def _serve_chat(conn: Connection, path: Path, threads: int) -> None:
+    chat = LlamaChat(path, threads=threads)
+    while (request := conn.recv()) is not None:
+        method, args, kwargs = request
+        try:
+            value = (
+                chat.model_id if method == "model_id" else getattr(chat, method)(*args, **kwargs)
+            )
+            conn.send((True, value))
+        except Exception as error:  # noqa: BLE001 - reported by the parent
+            conn.send((False, repr(error)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", default="1,2,4,8")
@@ -73,9 +136,10 @@ def main() -> None:
     path = settings.chat_model_path()
     arms: dict[str, ChatModel] = {
         "batched": BatchedLlamaChat(path, slots=max(levels), threads=settings.threads),
-        "one at a time": LlamaChat(path, threads=settings.threads),
+        "one at a time": ChatInChildProcess(path, settings.threads),
     }
     with contextlib.ExitStack() as stack:
+        stack.callback(arms["one at a time"].close)  # type: ignore[attr-defined]
         if not args.no_llama_server:
             try:
                 cores = os.cpu_count() or 1

@@ -45,6 +45,7 @@ DEFAULT_ANCHOR_WEIGHT = 0.5
 # How an OpenAI-compatible chat server is asked for constrained output (llm.openai_compat).
 CONSTRAIN_MODES = ("auto", "json_schema", "json_object", "none")
 PLANNERS = ("composed", "free")
+AFTERTHOUGHTS = ("composed", "model")
 
 
 def check_estimator(name: str, setting: str = "importance_estimator") -> str:
@@ -243,6 +244,13 @@ class Settings:
         "to pass news or an answer on that does not carry it is drawn again, then said "
         "plainly from the memory; off: the speaker brings up what is on its mind",
     )
+    afterthoughts: str = _cognition(
+        "composed",
+        "what an agent keeps from a conversation: composed (a view of the other built by "
+        "code, and the rest of the day planned again around the news it heard; no model "
+        "call) or model (the paper's post-conversation thoughts and view, written by the "
+        "model, checked, stored as THOUGHT memories and planned around)",
+    )
     cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000
     )
@@ -366,6 +374,8 @@ class Settings:
         parse_overrides(self.importance_estimator_overrides)
         if self.planner not in PLANNERS:
             raise InvalidArgument("planner", f"expected one of {', '.join(PLANNERS)}")
+        if self.afterthoughts not in AFTERTHOUGHTS:
+            raise InvalidArgument("afterthoughts", f"expected one of {', '.join(AFTERTHOUGHTS)}")
         if self.chat_api_constrain not in CONSTRAIN_MODES:
             raise InvalidArgument(
                 "chat_api_constrain", f"expected one of {', '.join(CONSTRAIN_MODES)}"

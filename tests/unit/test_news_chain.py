@@ -160,6 +160,36 @@ def test_news_passes_holder_to_a_to_b_with_its_source_chain(
     assert not claims.has_told("maria", "klaus", claim.claim_id)
 
 
+def test_after_a_talk_only_the_news_heard_is_planned_around_and_no_model_call_is_made(
+    tmp_path: Path,
+) -> None:
+    chat = _chat(line=list(FIRST_TALK))
+    brain = make_brain(tmp_path, chat, planner="free", context_memories=12)
+
+    async def scenario() -> dict[str, Any]:
+        await _town(brain)
+        await brain.tick("", T0 - 600, [AgentTick("klaus", [])], lockstep=True)  # his day
+        await _talk(brain, "isabella", "klaus", T0)
+        thoughts = {
+            a: (await brain.list_memories("", a, kinds=[MemoryKind.THOUGHT])).memories
+            for a in ("isabella", "klaus")
+        }
+        views = {a: await brain.relationships("", a) for a in ("isabella", "klaus")}
+        return {"thoughts": thoughts, "views": views}
+
+    out = asyncio.run(scenario())
+    assert "thoughts" not in chat.calls  # afterthoughts composed: no model call
+    assert out["thoughts"] == {"isabella": [], "klaus": []}
+    # Klaus plans again around Isabella's news; she heard none (her own party is not news)
+    (revised,) = [p for kind, p in chat.prompts if kind == "revise"]
+    assert TOLD_KLAUS in revised
+    (klaus_view,) = out["views"]["klaus"]
+    assert (
+        klaus_view.summary
+        == f'Isabella and I have talked once. Last time Isabella said: "{TOLD_KLAUS}"'
+    )
+
+
 def test_a_holder_tells_its_own_news_first_hand_not_as_it_heard_it_back(tmp_path: Path) -> None:
     chat = _chat(
         line=[
@@ -237,7 +267,14 @@ def test_a_thought_does_not_take_up_a_doing_heard_in_another_talk(tmp_path: Path
             {"planning_thought": "I will walk more.", "memo": "Klaus is nice."},
         ],
     )
-    brain = make_brain(tmp_path, chat, planner="free", context_memories=12, line_intents=False)
+    brain = make_brain(
+        tmp_path,
+        chat,
+        planner="free",
+        context_memories=12,
+        line_intents=False,
+        afterthoughts="model",
+    )
 
     async def scenario() -> list[str]:
         await _town(brain, Source(SourceKind.AUTHOR, ""))

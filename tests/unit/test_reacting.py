@@ -213,7 +213,7 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
         thoughts=[THOUGHTS, THOUGHTS],
         revise=[REVISION, REVISION],
     )
-    brain = make_brain(tmp_path, chat, planner="free")
+    brain = make_brain(tmp_path, chat, planner="free", afterthoughts="model")
 
     async def scenario() -> None:
         await _town(brain)

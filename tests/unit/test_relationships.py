@@ -69,7 +69,9 @@ def test_each_side_keeps_its_view_of_the_other_and_the_next_talk_starts_from_it(
             _thoughts(None),
         ],
     )
-    brain = make_brain(tmp_path, chat, planner="free", conversation_cooldown_minutes=30)
+    brain = make_brain(
+        tmp_path, chat, planner="free", afterthoughts="model", conversation_cooldown_minutes=30
+    )
 
     async def scenario() -> tuple[list[Any], list[Any]]:
         await _town(brain)
@@ -160,7 +162,7 @@ def test_thoughts_and_lines_that_do_not_fit_the_town_are_not_kept(tmp_path: Path
             _thoughts(BOND),
         ],
     )
-    brain = make_brain(tmp_path, chat, planner="free")
+    brain = make_brain(tmp_path, chat, planner="free", afterthoughts="model")
 
     async def scenario() -> tuple[list[Line], list[str], str]:
         await _town(brain)

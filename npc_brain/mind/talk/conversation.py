@@ -10,8 +10,10 @@ speaker's prompt holds only memories it may tell the listener, and leaves out th
 the two have told each other already.
 
 Both agents remember every line, what each heard carrying the speaker as its source,
-then write the paper's post-conversation thoughts (THOUGHT memories) and their new view
-of each other, and plan the rest of their day again. A line that passes on one of the
+then update their view of each other and plan the rest of their day again around the
+news they heard (`afterthoughts` composed: by code, no model call), or write the
+paper's post-conversation thoughts (THOUGHT memories) and view with the model and plan
+around those (`afterthoughts` model). A line that passes on one of the
 speaker's memories is recorded as a claim told (memory/claims.py): the listener's
 memory of the line holds it, one hop further from its first holder, is no more
 tellable than what it carried (Sharing.passed_on), and is weighed against what the
@@ -142,15 +144,20 @@ class Conversations:
                 )
                 for a, b in pairs
             }
-            await self._record_claims(
+            origins = await self._record_claims(
                 world, lines, carried, remembered, game_time, list(names.values())
             )
             for a, b in pairs:
-                thoughts = await self._think_over(
-                    world, a, b, lines, names, remembered[a.agent_id], game_time
-                )
+                if self._f.settings.afterthoughts == "composed":
+                    reasons = self._keep(
+                        world, a, b, lines, origins, remembered[a.agent_id], game_time
+                    )
+                else:
+                    reasons = await self._think_over(
+                        world, a, b, lines, names, remembered[a.agent_id], game_time
+                    )
                 if a.planning_enabled:
-                    await self._planner.revise(world, a, game_time, thoughts)
+                    await self._planner.revise(world, a, game_time, reasons)
         return lines
 
     def _intent(
@@ -193,12 +200,15 @@ class Conversations:
         remembered: dict[str, list[MemoryRecord]],
         game_time: GameTime,
         names: Sequence[str],
-    ) -> None:
+    ) -> list[str | None]:
         """Records each line that passed on a memory as a claim told to the listener, and
-        weighs it against what the listener held (News.weigh)."""
+        weighs it against what the listener held (News.weigh); the first holder of the
+        claim each line passed on (None: it passed none, or the listener's memory of it
+        was outweighed by a better-supported belief)."""
         told = [(i, m) for i, m in enumerate(carried) if m is not None]
+        origins: list[str | None] = [None] * len(lines)
         if not told:
-            return
+            return origins
         vectors = await self._f.embed([m.description for _, m in told])
         tellings = []
         for (i, memory), vector in zip(told, vectors, strict=True):
@@ -216,7 +226,12 @@ class Conversations:
                 )
             )
         claims = self._news.record(world, tellings)
+        for (i, _), claim_id in zip(told, claims, strict=True):
+            claim = world.store.claims.get(claim_id)
+            origins[i] = claim.origin_agent_id if claim is not None else None
+        outweighed = set()
         for found in self._news.weigh(world, tellings, claims, names, game_time):
+            outweighed.add(found.memory_id)
             log.debug(
                 "%s: memory %s outweighed by %s (%s %.2f < %.2f)",
                 found.agent_id,
@@ -226,6 +241,10 @@ class Conversations:
                 found.support,
                 found.against_support,
             )
+        for (i, _), t in zip(told, tellings, strict=True):
+            if t.listener_line in outweighed:  # heard, and less supported than a belief
+                origins[i] = None
+        return origins
 
     async def _next_line(
         self,
@@ -310,6 +329,38 @@ class Conversations:
             return True
         vectors = await self._f.embed([text, intent.content])
         return float(vectors[0] @ vectors[1]) >= CARRIES
+
+    def _keep(
+        self,
+        world: World,
+        agent: AgentRecord,
+        other: AgentRecord,
+        lines: list[Line],
+        origins: Sequence[str | None],
+        said: list[MemoryRecord],
+        game_time: GameTime,
+    ) -> list[MemoryRecord]:
+        """The composed afterthoughts: a view of the other built by code, and what to
+        plan the day around again: the agent's memories of the other's lines that passed
+        on someone else's claim (an invitation: "a party at Hobbs Cafe today from 5 pm")
+        and were not outweighed by a belief. No model call, and no thought stored: the
+        135M model's free thoughts claimed others' doings ("I will create a Valentine's
+        Day party", said by a guest) and made up times, and once stored such a thought
+        is the agent's own belief."""
+        renew_relationship(
+            world,
+            agent.agent_id,
+            other.agent_id,
+            other.persona.name,
+            "",
+            last_open_line(other.agent_id, lines, said),
+            game_time,
+        )
+        return [
+            memory
+            for line, origin, memory in zip(lines, origins, said, strict=True)
+            if line.speaker_id == other.agent_id and origin not in (None, agent.agent_id)
+        ]
 
     async def _think_over(
         self,

@@ -1,6 +1,7 @@
 """Relationships: what each agent thinks of each agent it has talked with, in a sentence
-kept per pair (memory/relationships.py). The post-conversation thoughts rewrite it (one
-constrained call makes both); an unusable answer leaves a summary built by code. A
+kept per pair (memory/relationships.py). A summary built by code (how often they talked,
+the other's last line), or with `afterthoughts` model the post-conversation thoughts
+rewrite it (one constrained call makes both; an unusable answer leaves the code's). A
 speaker's prompt gives it first, before the memories; replies about a person too (the
 reply is still checked for secrets: News.vetted)."""
 
