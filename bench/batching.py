@@ -134,15 +134,17 @@ def main() -> None:
     levels = sorted({int(n) for n in args.concurrency.split(",")} | {1})
     settings = Settings()
     path = settings.chat_model_path()
+    # Every arm gets every core, as llama-server does: with `threads` 0 an arm would
+    # count the arm that ran just before it as a busy process (llm/free_cores.py).
+    cores = settings.threads or os.cpu_count() or 1
     arms: dict[str, ChatModel] = {
-        "batched": BatchedLlamaChat(path, slots=max(levels), threads=settings.threads),
-        "one at a time": ChatInChildProcess(path, settings.threads),
+        "batched": BatchedLlamaChat(path, slots=max(levels), threads=cores),
+        "one at a time": ChatInChildProcess(path, cores),
     }
     with contextlib.ExitStack() as stack:
         stack.callback(arms["one at a time"].close)  # type: ignore[attr-defined]
         if not args.no_llama_server:
             try:
-                cores = os.cpu_count() or 1
                 arms["llama-server"] = stack.enter_context(server(path, max(levels), cores))
             except Unavailable as error:
                 print(f"llama-server left out: {error}", flush=True)

@@ -115,6 +115,11 @@ def test_a_speaker_in_another_part_is_refused(
         (MARIA, KLAUS, "Thanks, Klaus. Good Morning to you too, see you tomorrow."),
         (KLAUS, MARIA, "Sure, I'll come to the Cafe de la Ville with you."),
         (ISABELLA, MARIA, 'Sam Moore told me: "I am Sam, and I am running for mayor."'),
+        (  # retold twice: the quotes nest, and the "I'm" is Sam's
+            ISABELLA,
+            MARIA,
+            'Klaus Mueller told me: "Sam Moore told me: "I\'m Sam, running for mayor.""',
+        ),
         (KLAUS, MARIA, "I love the café at Oak Hill College, it is so cosy."),
         (SAM, "", "I'm Sam's husband? No, Jennifer Moore is my wife."),
         (ISABELLA, "", "I will ask Maria to help me decorate Hobbs Cafe."),
@@ -142,6 +147,7 @@ def test_what_was_said_or_remembered_may_be_named() -> None:
         "Isabella will prepare a Valentine's Day Party at Hobbs C.",  # a thought
         "The party is on February 14 from 5-?",
         "It starts at 5 pm and ends at/",
+        "Maria Lopez said:",  # a reply that stopped where its quote began
     ],
 )
 def test_lines_cut_off_by_the_length_limit_are_broken(line: str) -> None:

@@ -92,9 +92,10 @@ _ROLE_TAG = re.compile(
 _LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Isabella is planning ..."
 # A line the length limit cut: an end mark after a comma or a space, after a lone capital
 # letter, a dash or a slash, or after a word that cannot end a sentence ("... from 5 pm
-# to !", "... and a .", "You know,?", "a party at Hobbs C.", "from 5-?").
+# to !", "... and a .", "You know,?", "a party at Hobbs C.", "from 5-?"), or a colon
+# with nothing after it ("Maria Lopez said:").
 _CUT_OFF = re.compile(
-    r"(?:[,;:]|\s)[.!?]+$|\s[B-HJ-Z][.!]+$|\w[-–/][.!?]*$"
+    r"(?:[,;:]|\s)[.!?]+$|\s[B-HJ-Z][.!]+$|\w[-–/][.!?]*$|:$"
     r"|\b(?:[Aa]n?|[Tt]he|[Aa]nd|[Oo]r|[Bb]ut|[Mm]y|[Yy]our|[Tt]heir|[Oo]ur|[Oo]f|[Ff]rom|[Aa]t"
     r"|I|I'm|I')[.!]+$"
 )

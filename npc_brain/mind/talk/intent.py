@@ -98,7 +98,12 @@ def eventful(text: str) -> bool:
     """Whether a text tells of an event: someone doing or going to do something ("is
     throwing a party", "will open"), or something at a time (a date, a weekday, "5
     pm", "tomorrow"), not a standing fact ("Mei is John's wife")."""
-    return bool(_DOING.search(text) or _WHEN.search(text))
+    return bool(_DOING.search(text) or tells_when(text))
+
+
+def tells_when(text: str) -> bool:
+    """Whether a text gives a time: a date, a weekday, "5 pm", "tomorrow"."""
+    return _WHEN.search(text) is not None
 
 
 def answering(

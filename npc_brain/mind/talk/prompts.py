@@ -61,14 +61,16 @@ def fact_messages(
     speaker_name: str,
     utterance: str,
 ) -> list[Message]:
-    """A reply's prompt that gives the facts it should rest on (or says there are none)."""
+    """A reply's prompt that gives the facts it should rest on (or says there are none).
+    What changes from one reply to the next (the time, the facts) comes last, so the
+    persona and the instructions stay evaluated between two replies (prompt reuse)."""
     known = "\n".join(f"- {fact}" for fact in facts) or "- (nothing about this)"
     system = (
-        f"You are {persona.name}.\n{persona.describe()}\n\nIt is {clock(now)}.\n"
-        f"What you know that bears on this:\n{known}\n\n"
+        f"You are {persona.name}.\n{persona.describe()}\n\n"
         f"Stay in character. Answer {speaker_name} in one or two short sentences, in "
-        f"your own words, using what you know. If you know nothing about it, say so. "
-        f"Answer with JSON."
+        f"your own words, using what you know below. If you know nothing about it, say "
+        f"so. Answer with JSON.\n\nIt is {clock(now)}.\n"
+        f"What you know that bears on this:\n{known}"
     )
     return [Message("system", system), Message("user", f"{speaker_name}: {utterance}")]
 

@@ -39,6 +39,7 @@ from npc_brain.mind.talk.answers import (
     plain_answer,
     trimmed,
 )
+from npc_brain.mind.talk.intent import tells_when
 from npc_brain.mind.talk.misfit import Cast, misfit
 from npc_brain.mind.talk.news import NEWS_WEIGHTS, News
 from npc_brain.mind.talk.prompts import Reply, fact_messages, reply_messages, stream_reply
@@ -194,9 +195,13 @@ class Replies:
         if topic not in ("self", "situation", "reflection") and not _touches(utterance, found):
             return []
         # Facts that share the question's own words come first (the check and the
-        # fallback rest on the first ones); otherwise the topic's order holds.
+        # fallback rest on the first ones), of those, asked about news or plans, the
+        # ones that say when (Maria's "we're planning a party at Hobbs Cafe on February
+        # 14" before her sighting of "the customer seating: inviting people to the
+        # party"); else the topic's order.
         unique = list(dict.fromkeys(trimmed(f) for f in found))
-        unique.sort(key=lambda f: -len(key_terms(f) & asked))
+        timely = topic in ("news", "plans")
+        unique.sort(key=lambda f: (-len(key_terms(f) & asked), timely and not tells_when(f)))
         return unique[:FACTS]
 
     async def topic(self, utterance: str) -> str:
