@@ -58,6 +58,7 @@ def test_lines_in_another_language_are_refused(speaker: str, listener: str, line
         (ISABELLA, "I'm so glad you enjoyed Bella's food.", "Bella"),
         (KLAUS, "Maria is studying at Hobbes Cafe.", "Hobbes"),  # not Hobbs
         (KLAUS, "I'm looking for a history of art in Florence, Italy.", "Florence"),
+        ("John Lin", "Lionel has a party. It's a big one.", "Lionel"),  # a subject
     ],
 )
 def test_people_and_places_nobody_knows_are_refused(speaker: str, line: str, name: str) -> None:

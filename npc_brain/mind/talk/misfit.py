@@ -96,6 +96,7 @@ _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
 _DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
 _THEIR_DEED = re.compile(rf"\s+{_DOES}")
 _OUR_DEED = re.compile(rf"\b(?:I|[Ww]e)(?:\s+|(?=['’])){_DOES}")  # "I'm hosting", "we're"
+_SUBJECT_VERBS = frozenset(("has", "had", "says", "said", "wants", "told", "thinks"))
 _RETOLD = re.compile(r'^(?:(?:Hi|Hello|Hey) [^,!]+[,!] )?([^":]+?) told me: "(.*)"?$', re.DOTALL)
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
 _LOANS = "café cafés fiancé fiancée résumé naïve déjà piñata jalapeño"
@@ -289,8 +290,9 @@ def _words(text: str) -> frozenset[str]:
 def stranger(text: str, cast: Cast) -> str | None:
     """'names X, unknown in the town' for a capitalised word that names nobody and
     nothing the speaker knows: in mid-sentence, greeted or addressed, or one of two
-    capitalised words in a row ('Mike Brown'). A word at a sentence's start alone may
-    be any English word ('Studying is fun.')."""
+    capitalised words in a row ('Mike Brown'), or the subject of a verb ('Lionel has a
+    party.'). A word at a sentence's start alone may be any English word ('Studying is
+    fun.')."""
     tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
     greeted = {m.start(1) for m in _GREETED.finditer(text)}
     greeted |= {m.start(1) for m in (_OPENING.match(text), _CLOSING.search(text)) if m}
@@ -303,7 +305,8 @@ def stranger(text: str, cast: Cast) -> str | None:
             for j in (i - 1, i + 1)
             if 0 <= j < len(tokens)
         )
-        named = start in greeted or paired  # "Hi Sarah", "Sarah, ...", "Mike Brown"
+        subject = i + 1 < len(tokens) and tokens[i + 1][0] in _SUBJECT_VERBS  # "Lionel has"
+        named = start in greeted or paired or subject  # "Hi Sarah", "Sarah, ...", "Mike Brown"
         if not initial or (named and not _englishlike(word)):
             return f"names {_bare(word)}, unknown in the town"
     return None
