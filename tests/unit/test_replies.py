@@ -18,6 +18,7 @@ from npc_brain.mind.talk.answers import (
     grounded,
     names_in,
     plain_answer,
+    unfounded,
 )
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.reply import plain_reply
@@ -26,6 +27,7 @@ from tests.conftest import make_brain
 
 T0 = 1_676_300_000.0
 ISABELLA = Persona("Isabella Rodriguez", age=34, learned="owns Hobbs Cafe")
+PEOPLE = ["Mei Lin", "Sam Moore", "Maria Lopez"]
 PARTY = "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14"
 
 
@@ -160,6 +162,21 @@ def test_replies_that_stay_ungrounded_give_way_to_a_plain_sentence_from_the_best
     assert final.startswith("I am throwing a Valentine's Day party")
 
 
+def test_a_reply_naming_someone_no_fact_names_gives_way_to_the_plain_sentence(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = grounded_brain(tmp_path, chat)
+    asyncio.run(brain.upsert_agent("", "mei", Persona("Mei Lin"), T0))
+    chat.enqueue(*[reply("Mei Lin is throwing a party at Hobbs Cafe.")] * 3)
+    _, final = converse(brain, "Is Isabella throwing a party on February 14?")
+    assert final.startswith("I am throwing a Valentine's Day party")
+    assert unfounded("Mei Lin, the mayor.", ["Sam Moore is running for mayor"], PEOPLE) == [
+        "Mei Lin"
+    ]
+    assert unfounded("Sam is, Maria says.", ["Maria said Sam Moore runs"], PEOPLE) == []
+
+
 def test_what_memory_does_not_hold_gets_an_honest_answer(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 3})
     brain = make_brain(tmp_path, chat, grounded_replies=True)
@@ -193,6 +210,25 @@ def test_the_fact_that_shares_the_question_s_words_comes_first(tmp_path: Path) -
         return await brain._minds._replies.facts(world, agent, T0, question, "news")  # noqa: SLF001
 
     assert asyncio.run(facts())[0] == mayor
+
+
+def test_asked_about_news_a_fact_that_says_when_comes_before_a_sighting(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+    sighting = "the customer seating is in use: inviting people to the party"
+    heard = 'Isabella Rodriguez said to Maria Lopez: "We are planning a party on February 14."'
+
+    async def facts() -> list[str]:
+        await brain.upsert_agent("", "maria", Persona("Maria Lopez"), T0)
+        for kind, text in ((MemoryKind.DIALOGUE, heard), (MemoryKind.OBSERVATION, sighting)):
+            await brain.add_memory("", "maria", T0, kind, Observation(text, importance=5))
+        question = "Have you heard of a party coming up? Whose is it, where and when?"
+        world = brain._worlds.get("default")  # noqa: SLF001
+        agent = world.store.get_agent("maria")
+        assert agent is not None
+        return await brain._minds._replies.facts(world, agent, T0, question, "news")  # noqa: SLF001
+
+    assert asyncio.run(facts())[0] == heard
 
 
 def test_the_plain_reply_skips_a_fact_that_would_give_a_garbled_line() -> None:

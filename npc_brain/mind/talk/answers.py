@@ -184,6 +184,15 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
     return any(said & key_terms(fact) for fact in facts)
 
 
+def unfounded(text: str, texts: Sequence[str], people: Sequence[str]) -> list[str]:
+    """The people of the town (full names) a reply names that none of the `texts` it
+    rests on names (the facts, the question, the persona): "Mei Lin, the Mayor of the
+    Ville", from facts that name Sam and Maria."""
+    by_name = dict(zip(people, people, strict=True))
+    at_hand = set(names_in(" ".join(texts), by_name))
+    return [name for name in names_in(text, by_name) if name not in at_hand]
+
+
 def adds_to(text: str, situation: str, known: str = "") -> bool:
     """Whether a reply to a situation says something of its own: a content word the
     situation (and what was `known`) did not hold, and no number it did not give."""

@@ -38,6 +38,7 @@ from npc_brain.mind.talk.answers import (
     names_in,
     plain_answer,
     trimmed,
+    unfounded,
 )
 from npc_brain.mind.talk.intent import tells_when
 from npc_brain.mind.talk.misfit import Cast, misfit
@@ -240,13 +241,18 @@ class Replies:
     ) -> str:
         """The reply if it is usable; else a redraw that is; else the plain answer.
         Usable: not degenerate, fitting the town (misfit: English, in the agent's own
-        part, naming only what `cast` knows), and resting on one of the three most
+        part, naming only what `cast` knows), naming no one of the town whom neither the
+        facts, the question nor the persona name, and resting on one of the three most
         relevant facts (or, with none, honest, or taking up the situation asked about).
         `asked`: the situation asked to react to ('' if none), and what was known."""
         settings = self._f.settings
         situation, known = asked
+        people = [p for p in cast.people if p not in (cast.listener, cast.speaker)]
+        at_hand = [*facts, known, agent.persona.describe()]
         for attempt in range(REDRAWS + 1):
             problem = degenerate(text, agent.persona) or misfit(text, cast)
+            if problem is None and (strangers := unfounded(text, at_hand, people)):
+                problem = f"names {', '.join(strangers)}, whom no fact names"
             if problem is None and not await self._rests_on(text, facts, situation, known):
                 problem = "names none of the facts"
             if problem is None:
