@@ -14,9 +14,10 @@ player's line read first and on a slot kept for it); one call at a time with
 to end), the baseline. Also given: the background model calls each arm completed while
 busy (what the player costs the town, and what batching gives it).
 
-llama.cpp's own `llama-server --parallel N` would be the anchor for batching; it is not
-built here (compiling it from the sources in llama-cpp-python's sdist is not part of
-this bench): the serial scheduler is the baseline.
+llama.cpp's own `llama-server --parallel N` is the anchor of `bench.batching` (built by
+bench/llama_server.py from the sources in llama-cpp-python's sdist); a player's first
+token is a matter of the server's scheduling, so here the serial scheduler is the
+baseline.
 """
 
 from __future__ import annotations
