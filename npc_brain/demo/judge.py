@@ -9,7 +9,9 @@ agent (host) or says it hosts the event itself ("I'm hosting a party", said by a
 another place of the town (place), or another date or time (date). The source sentence
 a holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
 names tellers, not hosts; a line passed on ('Klaus told me: "..."') is judged as its
-teller's words, whose "I" is the teller.
+teller's words, whose "I" is the teller; a line the agent said to someone ('I told Mei
+Lin: "..."') as its own words, the one it told not a host it names unless the line
+says so ("you're running for mayor", "your party").
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ _SOURCE = re.compile(r"I heard it from [^.]*\.")
 # A line passed on: 'Klaus told me: "..."'; its "I" is the teller's.
 _RETOLD = re.compile(
     r'^(?:As far as I know, )?([A-Z][a-z]+(?: [A-Z][a-z]+)?) told me:? "(.*)"(.*)$', re.S
+)
+# A line the agent said: 'I told Mei Lin: "..."'; Mei is its listener.
+_TOLD = re.compile(r'^I told ([A-Z][a-z]+(?: [A-Z][a-z]+)?):? "(.*)"(.*)$', re.S)
+# ... and says its listener hosts: "you're running for mayor", "your party".
+_YOU_HOST = re.compile(
+    r"\byou(?:'re| are| will be|'ll be)\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
+    r"organi[sz]ing|giving|planning (?:a|the|your)|running for)\b|\byour (?:\w+ )?party\b",
+    re.IGNORECASE,
 )
 _FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
 # The answering agent says it hosts (or runs) the seed's event itself.
@@ -71,6 +81,13 @@ def judge(
     if (retold := _RETOLD.match(answer.strip())) and (teller := _who(retold.group(1), people)):
         rest = {a: n for a, n in people.items() if n != teller}  # its speaker is the teller
         return judge(retold.group(2) + retold.group(3), seed, rest, places, teller)
+    if (told := _TOLD.match(answer.strip())) and (listener := _who(told.group(1), people)):
+        rest = {a: n for a, n in people.items() if n != listener}
+        words = told.group(2) + told.group(3)
+        verdict = judge(words, seed, rest, places, speaker)
+        if _YOU_HOST.search(told.group(2)) and (verdict.claims or seed.mentioned_in(words)):
+            return _hosted_by(listener, seed, verdict)  # "you're running for mayor"
+        return verdict
     text = _SOURCE.sub("", answer)
     asked = seed.question.lower()
     right, wrong, stated = [], [], 0
@@ -95,6 +112,16 @@ def judge(
         if stated:
             wrong.append(name)
     return Verdict(tuple(right), tuple(wrong))
+
+
+def _hosted_by(host: str, seed: Seed, verdict: Verdict) -> Verdict:
+    """The verdict with `host` stated as the seed's host: right or wrong."""
+    phrases = next((p for name, p in seed.facts if name == "host"), ())
+    if any(_names(host, p) for p in phrases):
+        right = verdict.right if "host" in verdict.right else ("host", *verdict.right)
+        return Verdict(right, tuple(w for w in verdict.wrong if w != "host"))
+    wrong = verdict.wrong if "host" in verdict.wrong else (*verdict.wrong, "host")
+    return Verdict(tuple(r for r in verdict.right if r != "host"), wrong)
 
 
 def _who(name: str, people: Mapping[str, str]) -> str:

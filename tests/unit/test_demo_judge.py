@@ -41,6 +41,10 @@ PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
         # a line passed on speaks with its teller's "I"
         ('Isabella told me: "I am throwing a party at Hobbs Cafe."', ("host", "place"), ()),
         ('Klaus told me: "I am throwing a party at Hobbs Cafe."', ("place",), ("host",)),
+        # a line the agent said: the one it told is no host it names
+        ('I told Klaus: "Enjoy the party at Hobbs Cafe on February 14!"', ("place", "date"), ()),
+        ('I told Klaus: "Your party at Hobbs Cafe is lovely."', ("place",), ("host",)),
+        ('I told Isabella: "You\'re throwing a party at Hobbs Cafe!"', ("host", "place"), ()),
         ("Isabella's party is at the Rose and Crown Pub.", ("host",), ("place",)),
         ("Isabella's party is on March 3.", ("host",), ("date",)),
         ("Isabella's party starts at 8 pm at Hobbs Cafe.", ("host", "place"), ("date",)),
