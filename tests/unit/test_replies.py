@@ -192,6 +192,14 @@ def test_a_situation_may_be_taken_up_without_facts_but_knowledge_may_not() -> No
     assert grounded("I'm not sure, I haven't heard about it.", [])
 
 
+async def news_facts(brain: Brain, agent_id: str, question: str) -> list[str]:
+    """The facts a reply to `question` about news would rest on."""
+    world = brain._worlds.get("default")  # noqa: SLF001
+    agent = world.store.get_agent(agent_id)
+    assert agent is not None
+    return await brain._minds._replies.facts(world, agent, T0, question, "news")  # noqa: SLF001
+
+
 def test_the_fact_that_shares_the_question_s_words_comes_first(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 3})
     brain = grounded_brain(tmp_path, chat)
@@ -204,10 +212,7 @@ def test_the_fact_that_shares_the_question_s_words_comes_first(tmp_path: Path) -
                 "", "isabella", T0, MemoryKind.OBSERVATION, Observation(text, importance=importance)
             )
         question = "Have you heard of anyone running for mayor? Who?"
-        world = brain._worlds.get("default")  # noqa: SLF001
-        agent = world.store.get_agent("isabella")
-        assert agent is not None
-        return await brain._minds._replies.facts(world, agent, T0, question, "news")  # noqa: SLF001
+        return await news_facts(brain, "isabella", question)
 
     assert asyncio.run(facts())[0] == mayor
 
@@ -223,10 +228,7 @@ def test_asked_about_news_a_fact_that_says_when_comes_before_a_sighting(tmp_path
         for kind, text in ((MemoryKind.DIALOGUE, heard), (MemoryKind.OBSERVATION, sighting)):
             await brain.add_memory("", "maria", T0, kind, Observation(text, importance=5))
         question = "Have you heard of a party coming up? Whose is it, where and when?"
-        world = brain._worlds.get("default")  # noqa: SLF001
-        agent = world.store.get_agent("maria")
-        assert agent is not None
-        return await brain._minds._replies.facts(world, agent, T0, question, "news")  # noqa: SLF001
+        return await news_facts(brain, "maria", question)
 
     assert asyncio.run(facts())[0] == heard
 

@@ -226,9 +226,6 @@ class Conversations:
                 )
             )
         claims = self._news.record(world, tellings)
-        for (i, _), claim_id in zip(told, claims, strict=True):
-            claim = world.store.claims.get(claim_id)
-            origins[i] = claim.origin_agent_id if claim is not None else None
         outweighed = set()
         for found in self._news.weigh(world, tellings, claims, names, game_time):
             outweighed.add(found.memory_id)
@@ -241,9 +238,10 @@ class Conversations:
                 found.support,
                 found.against_support,
             )
-        for (i, _), t in zip(told, tellings, strict=True):
-            if t.listener_line in outweighed:  # heard, and less supported than a belief
-                origins[i] = None
+        for (i, _), telling, claim_id in zip(told, tellings, claims, strict=True):
+            claim = world.store.claims.get(claim_id)
+            if claim is not None and telling.listener_line not in outweighed:
+                origins[i] = claim.origin_agent_id  # else less supported than a belief
         return origins
 
     async def _next_line(
