@@ -46,6 +46,7 @@ DEFAULT_ANCHOR_WEIGHT = 0.5
 CONSTRAIN_MODES = ("auto", "json_schema", "json_object", "none")
 PLANNERS = ("composed", "free")
 AFTERTHOUGHTS = ("composed", "model")
+REFLECTIONS = ("composed", "model")
 
 
 def check_estimator(name: str, setting: str = "importance_estimator") -> str:
@@ -251,6 +252,13 @@ class Settings:
         "call) or model (the paper's post-conversation thoughts and view, written by the "
         "model, checked, stored as THOUGHT memories and planned around)",
     )
+    reflections: str = _cognition(
+        "composed",
+        "how an agent reflects: composed (by code: the habits and the pairs who keep "
+        "talking that its recent memories show, about the people they are most about, "
+        "each citing the sightings it counts; no model call) or model (the paper's three "
+        "salient questions and the insights the model infers for each)",
+    )
     cognition_queue: int = _cognition(
         256, "model jobs that may wait; beyond it the least urgent are refused", 1, 100000
     )
@@ -376,6 +384,8 @@ class Settings:
             raise InvalidArgument("planner", f"expected one of {', '.join(PLANNERS)}")
         if self.afterthoughts not in AFTERTHOUGHTS:
             raise InvalidArgument("afterthoughts", f"expected one of {', '.join(AFTERTHOUGHTS)}")
+        if self.reflections not in REFLECTIONS:
+            raise InvalidArgument("reflections", f"expected one of {', '.join(REFLECTIONS)}")
         if self.chat_api_constrain not in CONSTRAIN_MODES:
             raise InvalidArgument(
                 "chat_api_constrain", f"expected one of {', '.join(CONSTRAIN_MODES)}"

@@ -190,6 +190,10 @@ class AgentStream:
         recent = int((self._created.data[alive] >= latest - recent_seconds).sum())
         return MemorySummary(len(self), recent, latest)
 
+    def ever_held(self, description: str) -> bool:
+        """Whether a memory with exactly this text was ever stored (even if forgotten)."""
+        return description in self._text_numbers
+
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n newest remembered memories, oldest first."""
         found: list[MemoryRecord] = []

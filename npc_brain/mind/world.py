@@ -60,8 +60,12 @@ class World:
 
     def people(self) -> list[str]:
         """The names of the world's agents."""
+        return list(self.names().values())
+
+    def names(self) -> dict[str, str]:
+        """The world's agents' full names by agent id."""
         found = (self.store.get_agent(agent_id) for agent_id in self.store.agent_ids())
-        return [agent.persona.name for agent in found if agent is not None]
+        return {agent.agent_id: agent.persona.name for agent in found if agent is not None}
 
     def stream(self, agent_id: str) -> AgentStream:
         """The agent's memory stream, loaded from the store the first time."""

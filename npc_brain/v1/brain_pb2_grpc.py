@@ -211,8 +211,10 @@ class BrainServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Reflect(self, request, context):
-        """Forces a reflection now: the three most salient questions about the latest 100
-        memories, then insights citing their evidence, stored as REFLECTION memories.
+        """Forces a reflection now: insights about the latest 100 memories (by default found
+        by code: habits and people who keep talking; with `reflections` model, the paper's
+        three salient questions and the model's insights), each citing its evidence, stored
+        as REFLECTION memories; one the agent held before is not stored again.
         Reflections also happen by themselves when an agent's importance since its last
         reflection passes `reflection_threshold`.
         """

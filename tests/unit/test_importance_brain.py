@@ -140,9 +140,11 @@ def test_the_reflection_threshold_sums_the_estimates(tmp_path: Path, estimator: 
         async def scenario(brain: Brain = brain, margin: float = margin) -> bool:
             await _agents(brain, "isabella", switches=Switches(reflection=True, planning=False))
             await brain.perceive("", "isabella", T0, [Observation(t) for t in TEXTS])
+            await brain.list_memories("", "isabella")  # in the stream once listed
+            world, _ = brain._agent("", "isabella")  # noqa: SLF001
             for _ in range(20 if margin > 0 else 500):  # a trigger fires at once
                 await asyncio.sleep(0.01)
-                if brain.usage.summary("default", "isabella").calls_by_kind.get("reflection"):
+                if world.stream("isabella").importance_since_reflection == 0:  # reflected
                     return True
             return False
 

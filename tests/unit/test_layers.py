@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.talk.intent",
         "npc_brain.mind.talk.contradict",
         "npc_brain.mind.talk.misfit",
+        "npc_brain.mind.reflect.patterns",
     ),
     ("npc_brain.mind.state", "npc_brain.mind.usage"),
     ("npc_brain.mind.world",),

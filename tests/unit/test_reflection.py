@@ -1,12 +1,15 @@
-"""Reflection with a scripted model: the trigger, cited evidence, depth, odd answers."""
+"""Reflection: the paper's, with a scripted model (the trigger, cited evidence, depth,
+odd answers), and the default composed by code from the patterns in the memories."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import PRIVATE, MemoryKind, MemoryRecord, Observation, Sharing
+from npc_brain.mind.reflect.patterns import composed_insights
 from npc_brain.mind.reflect.prompts import parse_insights, parse_questions
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
@@ -63,7 +66,7 @@ def test_the_importance_trigger_reflects_in_the_background_citing_evidence(
         rating,
         rating,
     )
-    brain = make_brain(tmp_path, chat, reflection_threshold=50.0)
+    brain = make_brain(tmp_path, chat, reflection_threshold=50.0, reflections="model")
 
     async def scenario() -> list[MemoryRecord]:
         await brain.upsert_agent("", "isabella", Persona("Isabella Rodriguez"), T0)
@@ -90,7 +93,7 @@ def test_reflections_on_reflections_are_deeper_and_the_switch_turns_it_off(
     tmp_path: Path,
 ) -> None:
     chat = ScriptedChat(default={"rating": 5})
-    brain = make_brain(tmp_path, chat, reflection_threshold=20.0)
+    brain = make_brain(tmp_path, chat, reflection_threshold=20.0, reflections="model")
 
     async def scenario() -> tuple[list[MemoryRecord], list[MemoryRecord]]:
         await brain.upsert_agent(
@@ -125,7 +128,7 @@ def test_reflections_on_reflections_are_deeper_and_the_switch_turns_it_off(
 def test_a_reflection_that_stores_nothing_still_resets_its_trigger(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 5})
     chat.enqueue({"questions": []})  # the one reflection finds nothing to ask
-    brain = make_brain(tmp_path, chat, reflection_threshold=20.0)
+    brain = make_brain(tmp_path, chat, reflection_threshold=20.0, reflections="model")
 
     async def scenario() -> None:
         await brain.upsert_agent("", "isabella", Persona("Isabella Rodriguez"), T0)
@@ -146,7 +149,7 @@ def test_a_reflection_that_stores_nothing_still_resets_its_trigger(tmp_path: Pat
 
 def test_a_reflection_drawn_in_view_of_a_secret_is_no_more_tellable(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 5})
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path, chat, reflections="model")
 
     async def scenario() -> list[MemoryRecord]:
         await brain.upsert_agent(
@@ -164,3 +167,113 @@ def test_a_reflection_drawn_in_view_of_a_secret_is_no_more_tellable(tmp_path: Pa
     (insight,) = asyncio.run(scenario())
     assert insight.evidence_ids == (1,)  # it cites the bread only
     assert insight.sharing == PRIVATE  # but the secret was in view
+
+
+# Composed reflection (the default) ----------------------------------------------------
+
+NAMES = {"mei": "Mei Lin", "eddy": "Eddy Lin", "klaus": "Klaus Mueller"}
+COLLEGE = "the Ville:Oak Hill College:classroom"
+
+
+def _seen(
+    memory_id: int, minutes: float, text: str, subject: str = "", doing: str = ""
+) -> MemoryRecord:
+    return MemoryRecord(
+        kind=MemoryKind.OBSERVATION,
+        description=text,
+        created=T0 + 60 * minutes,
+        importance=5.0,
+        subject=subject,
+        predicate="is" if subject else "",
+        object=doing,
+        address=COLLEGE,
+        memory_id=memory_id,
+    )
+
+
+def test_a_doing_seen_in_two_episodes_is_a_habit_citing_its_sightings() -> None:
+    memories = [
+        _seen(1, 0, "Mei Lin is teaching a class", "mei", "teach a class"),
+        _seen(2, 10, "Class is on", "mei", "teach a class"),  # the game's subject, object
+        _seen(3, 20, "Eddy Lin is reading", "eddy", "read"),  # once: no pattern
+        _seen(4, 180, "Mei Lin is teaching a class"),  # no subject: read from the text
+    ]
+    (habit,) = composed_insights(memories, NAMES)
+    assert habit.text == "Mei Lin is often teaching a class at Oak Hill College."
+    assert [m.memory_id for m in habit.evidence] == [1, 2, 4]
+
+
+def test_one_episode_is_a_habit_only_when_it_lasts_hours() -> None:
+    short = [_seen(i, 10 * i, "Mei Lin is grading papers") for i in range(1, 7)]  # 50 min
+    long = [_seen(i, 20 * i, "Mei Lin is grading papers") for i in range(1, 8)]  # 2 h
+    assert composed_insights(short, NAMES) == []
+    assert [i.text for i in composed_insights(long, NAMES)] == [
+        "Mei Lin spends hours grading papers at Oak Hill College."
+    ]
+
+
+def test_people_seen_talking_in_two_episodes_often_talk_and_passing_states_are_no_habit() -> None:
+    line = replace(
+        _seen(3, 120, 'Eddy Lin said to Klaus Mueller: "Hi Klaus!"'), kind=MemoryKind.DIALOGUE
+    )
+    memories = [
+        _seen(1, 0, "Klaus Mueller is talking with Eddy Lin"),
+        _seen(2, 0, "Eddy Lin is talking with Klaus Mueller"),
+        line,
+        _seen(4, 0, "Mei Lin is talking with Lionel Smith"),  # not someone of the town
+        _seen(5, 120, "Mei Lin is talking with Lionel Smith"),
+        _seen(6, 0, "Mei Lin is waiting for Eddy Lin to finish"),
+        _seen(7, 120, "Mei Lin is waiting for Eddy Lin to finish"),
+        _seen(8, 0, "Mei Lin is sleeping"),
+        _seen(9, 120, "Mei Lin is sleeping"),
+    ]
+    (pair,) = composed_insights(memories, NAMES)
+    assert pair.text == "Eddy Lin and Klaus Mueller often talk with each other."
+    assert [m.memory_id for m in pair.evidence] == [1, 2, 3]
+
+
+def test_the_people_the_memories_are_most_about_come_first() -> None:
+    memories = [
+        *(_seen(i, 200 * i, "Eddy Lin is playing chess") for i in (1, 2)),
+        *(_seen(10 + i, 200 * i, "Mei Lin is baking bread") for i in (1, 2)),
+        *(
+            _seen(
+                20 + i,
+                5 * i,
+                "Mei Lin is singing",
+            )
+            for i in range(1, 4)
+        ),  # salience
+    ]
+    texts = [i.text for i in composed_insights(memories, NAMES)]
+    assert texts == [
+        "Mei Lin is often baking bread at Oak Hill College.",
+        "Eddy Lin is often playing chess at Oak Hill College.",
+    ]
+
+
+def test_a_composed_reflection_makes_no_model_call_and_stores_each_belief_once(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 5})
+    brain = make_brain(tmp_path, chat, importance_estimator="anchors", perception_retention=0)
+
+    async def scenario() -> tuple[list[MemoryRecord], list[MemoryRecord], list[MemoryRecord]]:
+        for agent_id, name in (("isabella", "Isabella Rodriguez"), ("klaus", "Klaus Mueller")):
+            await brain.upsert_agent("", agent_id, Persona(name), T0, Switches(reflection=False))
+        for minutes, sharing in ((0, Sharing()), (10, Sharing()), (180, PRIVATE)):
+            seen = Observation(
+                "Klaus Mueller is writing his paper", subject="klaus", sharing=sharing
+            )
+            await brain.perceive("", "isabella", T0 + 60 * minutes, [seen])
+        first = await brain.reflect("", "isabella", T0 + 3 * 3600)
+        again = await brain.reflect("", "isabella", T0 + 4 * 3600)
+        page = await brain.list_memories("", "isabella", kinds=[MemoryKind.REFLECTION])
+        return first, again, page.memories
+
+    first, again, stored = asyncio.run(scenario())
+    assert [m.description for m in stored] == ["Klaus Mueller is often writing his paper."]
+    assert first == stored and again == []
+    assert first[0].evidence_ids == (1, 2, 3) and first[0].depth == 1
+    assert first[0].sharing == PRIVATE  # one of the sightings it counts is a secret
+    assert "reflection" not in brain.usage.summary("default", "isabella").calls_by_kind

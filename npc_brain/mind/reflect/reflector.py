@@ -2,9 +2,11 @@
 
 After new memories (Faculties.after_remember and every perception), an agent whose
 summed importance since its last reflection passes `reflection_threshold` reflects on a
-background task at the lowest priority; Reflect forces one now. Insights are stored as
-REFLECTION memories citing their evidence, with depth 1 + the deepest evidence, so
-agents also reflect on reflections.
+background task at the lowest priority; Reflect forces one now. With `reflections`
+composed (the default) code finds the insights in the recent memories (patterns.py); with
+model the model asks the paper's questions and infers them. Insights are stored as
+REFLECTION memories citing their evidence, with depth 1 + the deepest evidence, each
+belief once.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
 from npc_brain.mind.faculties import Faculties
-from npc_brain.mind.reflect.prompts import Insight, insights_for, salient_questions
+from npc_brain.mind.reflect.patterns import composed_insights
+from npc_brain.mind.reflect.prompts import MAX_INSIGHTS, Insight, insights_for, salient_questions
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -39,8 +42,24 @@ class Reflector:
     async def reflect(
         self, world: World, agent: AgentRecord, game_time: GameTime
     ) -> list[MemoryRecord]:
-        """One reflection now: questions, evidence, insights; returns the stored insights."""
-        recent = world.stream(agent.agent_id).recent(RECENT_MEMORIES)
+        """One reflection now; returns the stored insights."""
+        await self._f.catch_up.wait(world, agent.agent_id)  # memories still being embedded
+        stream = world.stream(agent.agent_id)
+        recent = stream.recent(RECENT_MEMORIES)
+        if self._f.settings.reflections == "composed":
+            found = composed_insights(recent, world.names())
+            new = [i for i in found if not stream.ever_held(i.text)][:MAX_INSIGHTS]
+            stored = await self._store(world, agent, new, game_time, [])
+        else:
+            stored = await self._infer(world, agent, game_time, recent)
+        if not stored:  # stored insights reset the trigger themselves
+            stream.reflected()
+        return stored
+
+    async def _infer(
+        self, world: World, agent: AgentRecord, game_time: GameTime, recent: list[MemoryRecord]
+    ) -> list[MemoryRecord]:
+        """The paper's reflection by the model: questions, evidence, insights."""
         if not recent:
             return []
         questions = await self._f.think(
@@ -66,8 +85,6 @@ class Reflector:
                 game_time=game_time,
             )
             stored.extend(await self._store(world, agent, insights, game_time, evidence))
-        if not stored:  # stored insights reset the trigger themselves
-            world.stream(agent.agent_id).reflected()
         return stored
 
     async def _store(
@@ -78,10 +95,10 @@ class Reflector:
         game_time: GameTime,
         shown: list[MemoryRecord],
     ) -> list[MemoryRecord]:
-        """Stores new insights; one drawn while a memory the agent may not tell was in
-        view is no more tellable than it."""
-        known = {m.description for m in world.stream(agent.agent_id).recent(RECENT_MEMORIES)}
-        insights = [i for i in insights if i.text not in known]  # no belief twice
+        """Stores the insights the agent never held before (no belief twice); one drawn
+        while a memory the agent may not tell was in view is no more tellable than it."""
+        stream = world.stream(agent.agent_id)
+        insights = [i for i in insights if not stream.ever_held(i.text)]
         insights = list({i.text: i for i in insights}.values())
         if not insights:
             return []
