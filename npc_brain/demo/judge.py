@@ -5,7 +5,8 @@ An answer is about the seed when it holds a key phrase or states two of its fact
 host's "I" is not one of the two: "I own Hobbs Cafe", said by the party's host, knows no
 party); only then is it judged. It states a fact rightly when it holds one of the
 fact's phrases that the question did not, and wrongly when it names instead another
-agent (host) or says it hosts the event itself ("I'm hosting a party", said by a guest),
+agent (host) or says it hosts the event itself ("I'm hosting a party", "my party", said
+by a guest),
 another place of the town (place), or another date or time (date). The source sentence
 a holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
 names tellers, not hosts; a line passed on ('Klaus told me: "..."') is judged as its
@@ -40,6 +41,13 @@ _FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
 _HOSTING = re.compile(
     r"\bI(?:'m| am| will be|'ll be)\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
     r"organi[sz]ing|giving|planning (?:a|the|my)|running for)\b",
+    re.IGNORECASE,
+)
+# ... or calls the event its own, whatever the verb: "celebrate my new mayor election";
+# not "my invitation to the party" nor "my friend's party".
+_MY_EVENT = re.compile(
+    r"\b(?:my|our)\s+(?:(?!(?:to|the|a|an|of|for|at|in|on|with|and|from)\b)"
+    r"(?![\w-]*'s\b)[\w'-]+\s+){0,2}(?:party|celebration|election|campaign|candidacy)\b",
     re.IGNORECASE,
 )
 _WHEN = re.compile(
@@ -104,7 +112,7 @@ def judge(
             continue
         if name == "host":
             others = [n for n in people.values() if _names(text, n)]
-            stated = bool(others) or _HOSTING.search(text) is not None  # "I'm hosting it"
+            stated = bool(others) or any(p.search(text) for p in (_HOSTING, _MY_EVENT))
         elif name == "place":
             stated = any(_has(text, place) for place in places)
         else:

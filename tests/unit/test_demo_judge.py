@@ -97,3 +97,13 @@ def test_a_host_speaking_of_itself_names_the_host() -> None:
     assert guest.right == ("place",) and guest.wrong == ("host",)
     going = judge("I'm going to the party at Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Eddy Lin")
     assert going.right == ("place",) and not going.wrong
+    klaus = "Klaus Mueller"  # said in the default demo, whatever the verb
+    celebrating = judge(
+        "I'm excited to celebrate my new mayor election!", mayor, PEOPLE, PLACES, klaus
+    )
+    assert celebrating.wrong == ("host",)
+    for guest_line in (
+        "I have my invitation to the party at Hobbs Cafe.",
+        "My friend's party is at Hobbs Cafe.",
+    ):
+        assert not judge(guest_line, PARTY, PEOPLE, PLACES, klaus).wrong

@@ -207,6 +207,26 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     assert misfit("I'm running for mayor of the Ville!", sam) is None
 
 
+def test_a_speaker_does_not_call_another_s_event_its_own_whatever_the_verb() -> None:
+    klaus = cast(KLAUS, ISABELLA)
+    for line, claim in (  # said in the default demo
+        ("I'm excited to celebrate my new mayor election on February 14th!", "mayor"),
+        ("I'm just back from my long day planning my new new mayor election.", "mayor"),
+        ("I've been working on a campaign to help my campaign to run for mayor.", "campaign"),
+        ("Come to our party at Hobbs Cafe!", "party"),
+    ):
+        assert misfit(line, klaus) == f"claims {SAM if claim != 'party' else ISABELLA}'s {claim}"
+    for line in (
+        "I got my invitation to the party at Hobbs Cafe.",
+        "My friend's party is at Hobbs Cafe.",
+        "I will give my vote for mayor to Sam Moore.",
+        "My research is going well.",
+    ):
+        assert misfit(line, klaus) is None
+    assert misfit("Come to my party at Hobbs Cafe!", cast(ISABELLA, KLAUS)) is None
+    assert misfit("My campaign is going well.", cast(SAM, KLAUS)) is None
+
+
 def test_a_day_of_the_month_is_a_date_not_an_hour() -> None:
     maria = Cast.of(MARIA, "", TOWN, [*KNOWN, "Maria Lopez goes to bed around 11 pm"])
     planned = "I will bring a cake to Hobbs Cafe on the 11th of next month."

@@ -273,6 +273,22 @@ def test_not_talking_asks_the_second_question_react_or_wait(tmp_path: Path) -> N
     assert chat.calls.count("talk") == 2 and chat.calls.count("reaction") == 2
 
 
+def test_nobody_asks_whether_to_talk_to_someone_in_a_conversation(tmp_path: Path) -> None:
+    chat = routed(reaction=[{"decision": "wait", "new_activity": "x"}])
+    brain = make_brain(tmp_path, chat, planner="free")
+
+    async def scenario() -> str:
+        await _town(brain)
+        world, _ = brain._agent("", "klaus")  # noqa: SLF001 - no RPC starts a talk alone
+        world.mind("klaus").talking = True  # with someone else
+        await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        action, _ = await brain.act("", "isabella", T0 + 60, 0)
+        return action.description
+
+    assert asyncio.run(scenario()) == "waiting for Klaus to finish"
+    assert chat.calls.count("talk") == 0 and chat.calls.count("reaction") == 1
+
+
 def test_gates_spare_the_model(tmp_path: Path) -> None:
     chat = routed()
     brain = make_brain(tmp_path, chat, planner="free")

@@ -5,7 +5,8 @@ as in the paper: first whether to talk to them (yes/no), then, if not, whether t
 continue, react with a new activity, or wait. Both questions are informed by the paper's
 two retrievals: the observer's relationship with the other agent and what that agent is
 doing. Talking hands over to a conversation (mind/talk/conversation.py). Gates spare the
-model: nobody reacts while asleep or talking, nor to someone asleep; an agent stops to
+model: nobody reacts while asleep or talking, nor to someone asleep, nor asks whether to
+talk to someone in a conversation (only what to do meanwhile); an agent stops to
 consider others at most once per `reaction_cooldown_minutes`, and two agents talk again
 only after `conversation_cooldown_minutes`.
 """
@@ -77,7 +78,9 @@ class Reactions:
             ]
         )
         observed = f"{seen.text} ({other_name} is {world.mind(other.agent_id).doing()})"
-        talk = await self._f.think(
+        # Someone in a conversation (or just out of one) cannot be talked to: the only
+        # question left is what to do meanwhile.
+        talk = not world.mind(other.agent_id).undisturbable(game_time) and await self._f.think(
             world,
             agent,
             "reaction",

@@ -221,7 +221,45 @@ def borrowed(text: str, cast: Cast) -> str | None:
     hand, someone else is doing, and it is not ('I'll be hosting a party at Hobbs
     Cafe', said by Eddy, who heard Isabella say it; 'I'm running for mayor', said by
     anyone but Sam): the same verb, and two of the words after it (all, if it has
-    fewer)."""
+    fewer). Or it calls another's event its own, whatever the verb ('I'm excited to
+    celebrate my new mayor election', said by Klaus)."""
+    return _borrowed_doing(text, cast) or _borrowed_event(text, cast)
+
+
+def _borrowed_event(text: str, cast: Cast) -> str | None:
+    """'claims X's <event>' for "my"/"our" before a noun of an event (_EVENTS) that
+    another's deed holds and none of the speaker's own: "my campaign" claims the
+    candidate's doing as surely as "I'm running for mayor"."""
+    own = {w for d in cast.deeds if d.person == cast.speaker for w in d.what}
+    tokens = [w.lower().replace("’", "'") for w in _TOKEN.findall(text)]
+    for i, token in enumerate(tokens):
+        if token not in ("my", "our"):
+            continue
+        for word in _noun_phrase(tokens[i + 1 : i + 5]):
+            event = next((e for e in _EVENTS if word in e), frozenset())
+            if not event or own & event:
+                continue
+            for deed in cast.deeds:
+                if deed.person != cast.speaker and deed.what & event:
+                    return f"claims {deed.person}'s {word}"
+    return None
+
+
+def _noun_phrase(tokens: list[str]) -> list[str]:
+    """The words of a noun phrase, up to its first function word or another owner ('my
+    new mayor election' -> new, mayor, election; 'my invitation to the party' ->
+    invitation; "my friend's party" -> none)."""
+    phrase = []
+    for token in tokens:
+        if token in _ENGLISH:
+            break
+        if token.endswith("'s"):
+            return []
+        phrase.append(token)
+    return phrase
+
+
+def _borrowed_doing(text: str, cast: Cast) -> str | None:
     own = {d.verb for d in cast.deeds if d.person == cast.speaker}
     for match in _OUR_DEED.finditer(text):
         verb, what = _verb(match), _words(match.group(3))
@@ -273,6 +311,13 @@ def _verb(match: re.Match[str]) -> str:
             verb = verb[:-1]  # "planning" -> "plan"
     verb = verb.removesuffix("e")  # "having" and "have" -> "hav"
     return "host" if verb in _HOSTING else verb  # one doing, however it is worded
+
+
+# The nouns of the events a person runs or hosts, one set per kind of event.
+_EVENTS = (
+    frozenset(("party", "celebration", "gathering", "festivities")),
+    frozenset(("mayor", "mayoral", "election", "campaign", "candidacy", "candidate")),
+)
 
 
 # Verbs (as stems) that all say one does an event: hosting, throwing or planning a party.
