@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind
 from npc_brain.mind.emoji import EMOJIS
 from npc_brain.mind.plan.planner import block_at, step_at
-from npc_brain.mind.plan.prompts import Block, Step, default_day, parse_day_plan, parse_steps
+from npc_brain.mind.plan.prompts import (
+    Block,
+    Step,
+    default_day,
+    parse_day_plan,
+    parse_steps,
+    place_labels,
+)
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -57,6 +65,23 @@ def test_odd_steps_fall_back_to_known_places_and_never_vanish() -> None:
     steps = parse_steps(str(STEPS).replace("'", '"'), "serving", [CAFE, HOME])
     assert [s.place for s in steps] == [CAFE, CAFE, CAFE]
     assert parse_steps("nonsense", "serving", [HOME]) == [Step("serving", 60, HOME, "🤔")]
+
+
+def test_a_step_names_its_place_without_what_all_known_places_share() -> None:
+    places = ["the Ville:Hobbs Cafe:cafe", "the Ville:Oak Hill College:library"]
+    assert list(place_labels(places)) == ["Hobbs Cafe:cafe", "Oak Hill College:library"]
+    assert list(place_labels(["the Ville:Hobbs Cafe:cafe", "the Ville:Hobbs Cafe:bar"])) == [
+        "Hobbs Cafe:cafe",
+        "Hobbs Cafe:bar",
+    ]
+    answer = {
+        "steps": [
+            {"activity": "reading", "minutes": 15, "place": "Oak Hill College:library"},
+            {"activity": "coffee", "minutes": 5, "place": "the Ville:Hobbs Cafe:cafe"},
+        ]
+    }
+    steps = parse_steps(json.dumps(answer), "studying", places)
+    assert [s.place for s in steps] == places[::-1]  # by its label or its address
 
 
 def test_act_follows_the_plan_decomposing_each_hour_once(tmp_path: Path) -> None:

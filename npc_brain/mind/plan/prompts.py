@@ -2,7 +2,8 @@
 in time into 5-15 minute actions at places the agent knows.
 
 Both calls are grammar-constrained: hours and minutes are enums, activities are plain
-phrases, and every step's place is one of the agent's known addresses.
+phrases, and every step's place is one of the agent's known addresses (by a label
+without what they all share, place_labels).
 """
 
 from __future__ import annotations
@@ -247,10 +248,11 @@ def decompose_hour(
     memories: Sequence[MemoryRecord],
 ) -> tuple[list[Step], Completion]:
     """The hour starting at hour_start, broken into 5-15 minute steps at known places."""
+    labels = list(place_labels(places))
     messages = [
         Message(  # what stays the same for the agent first: its saved state covers it
             "system",
-            f"{persona.describe()}\n\nPlaces {persona.name} knows: " + "; ".join(places) + "\n\n"
+            f"{persona.describe()}\n\nPlaces {persona.name} knows: " + "; ".join(labels) + "\n\n"
             f"{persona.name} remembers:\n{bullet_memories(memories)}",
         ),
         Message(
@@ -260,12 +262,27 @@ def decompose_hour(
             f"minutes, each at one of the known places. Answer with JSON.",
         ),
     ]
-    completion = chat.complete(messages, max_tokens=400, schema=steps_schema(places))
+    completion = chat.complete(messages, max_tokens=400, schema=steps_schema(labels))
     return parse_steps(completion.text, activity, places), completion
 
 
+def place_labels(places: Sequence[str]) -> dict[str, str]:
+    """Each address by a label without the parts all of them share ("the Ville:Hobbs
+    Cafe:cafe" -> "Hobbs Cafe:cafe" among places of the Ville): a step's place costs a
+    generated token for each of its tokens, grammar or not, and "the Ville:" is four."""
+    parts = [p.split(":") for p in places]
+    shared = 0
+    while len(parts) > 1 and all(  # a label keeps two parts: "Hobbs Cafe:cafe"
+        len(p) > shared + 2 and p[shared] == parts[0][shared] for p in parts
+    ):
+        shared += 1
+    return {":".join(p[shared:]): place for p, place in zip(parts, places, strict=True)}
+
+
 def parse_steps(text: str, activity: str, places: Sequence[str]) -> list[Step]:
-    """Steps from a constrained answer; unusable fields fall back, never an empty list."""
+    """Steps from a constrained answer (a place by its label or its address); unusable
+    fields fall back, never an empty list."""
+    by_label = {**place_labels(places), **{p: p for p in places}}
     try:
         raw = json.loads(text)["steps"]
     except (ValueError, KeyError, TypeError):
@@ -281,7 +298,7 @@ def parse_steps(text: str, activity: str, places: Sequence[str]) -> list[Step]:
             Step(
                 what.strip() if isinstance(what, str) and what.strip() else activity,
                 minutes if minutes in STEP_MINUTES else 15,
-                place if isinstance(place, str) and place in places else where,
+                by_label.get(place, where) if isinstance(place, str) else where,
                 IDLE_EMOJI,
             )
         )
