@@ -176,7 +176,8 @@ class ScoringChat(ScriptedChat):
 @dataclass
 class SchemaChat:
     """Answers every call with the first answer its JSON schema admits (a string if it
-    has none): `prefer` among enum values that offer it, else the first value; the first
+    has none): `prefer` among enum values that offer it (or the label of it that a
+    decomposition offers: its last parts, "Hobbs Cafe:cafe"), else the first value; the first
     of anyOf/oneOf; arrays of minItems (at least one); numbers at their minimum, else 1;
     false; and `text` for every string."""
 
@@ -203,7 +204,12 @@ class SchemaChat:
         """The first valid answer of `schema`, as JSON-ready data."""
         if "enum" in schema:
             values = schema["enum"]
-            return self.prefer if self.prefer is not None and self.prefer in values else values[0]
+            preferred = [
+                v
+                for v in values
+                if self.prefer is not None and (self.prefer == v or self.prefer.endswith(f":{v}"))
+            ]
+            return preferred[0] if preferred else values[0]
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 return self.answer(schema[key][0])

@@ -227,6 +227,29 @@ def test_a_speaker_does_not_call_another_s_event_its_own_whatever_the_verb() -> 
     assert misfit("My campaign is going well.", cast(SAM, KLAUS)) is None
 
 
+def test_a_speaker_does_not_give_its_listener_another_s_doing() -> None:
+    isabella = cast(ISABELLA, KLAUS)  # said by the host in the 25-agent day, to Eddy
+    line = "Hi Klaus, I'm so glad you're having a Valentine's Day Party at Hobbs Cafe!"
+    assert misfit(line, isabella) == (
+        "gives Klaus Mueller Isabella Rodriguez's doing (host cafe day hobbs party valentine)"
+    )
+    assert (
+        misfit("Good luck with your campaign!", isabella)
+        == "gives Klaus Mueller Sam Moore's campaign"
+    )
+    for fits in (
+        "I'm so glad you're coming to the party at Hobbs Cafe!",
+        "I hope you're enjoying your day.",
+    ):
+        assert misfit(fits, isabella) is None
+    to_sam = cast(ISABELLA, SAM)  # what the listener does itself
+    assert misfit("Good luck with your campaign, you're running for mayor!", to_sam) is None
+    to_host = cast(MARIA, ISABELLA)
+    assert (
+        misfit("How about your party tonight? You're throwing it at Hobbs Cafe!", to_host) is None
+    )
+
+
 def test_a_day_of_the_month_is_a_date_not_an_hour() -> None:
     maria = Cast.of(MARIA, "", TOWN, [*KNOWN, "Maria Lopez goes to bed around 11 pm"])
     planned = "I will bring a cake to Hobbs Cafe on the 11th of next month."

@@ -27,6 +27,7 @@ from tests.conftest import make_brain
 
 T0 = 1_676_300_000.0
 ISABELLA = Persona("Isabella Rodriguez", age=34, learned="owns Hobbs Cafe")
+CAFE = "the Ville:Hobbs Cafe:cafe"
 PEOPLE = ["Mei Lin", "Sam Moore", "Maria Lopez"]
 PARTY = "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14"
 
@@ -231,6 +232,29 @@ def test_asked_about_news_a_fact_that_says_when_comes_before_a_sighting(tmp_path
         return await news_facts(brain, "maria", question)
 
     assert asyncio.run(facts())[0] == heard
+
+
+def test_asked_about_news_the_fact_telling_most_of_who_where_and_when_comes_first(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+    # the 25-agent day: the host answered from the vaguest line she had heard
+    own = "Isabella Rodriguez is throwing a party at Hobbs Cafe on February 14"
+    heard = 'Maria Lopez said to Isabella Rodriguez: "How about your party tonight?"'
+    sighting = "the customer seating is in use: inviting people to the party"
+    inviting = "Isabella Rodriguez is inviting people to the party"
+    question = "Have you heard of a party coming up? Whose is it, where and when?"
+
+    async def facts(agent_id: str, name: str, memories: list[str]) -> list[str]:
+        await brain.upsert_agent("", agent_id, Persona(name, home_address=CAFE), T0)
+        for text in memories:
+            kind = MemoryKind.DIALOGUE if " said to " in text else MemoryKind.OBSERVATION
+            await brain.add_memory("", agent_id, T0, kind, Observation(text, importance=5))
+        return await news_facts(brain, agent_id, question)
+
+    assert asyncio.run(facts("isabella", "Isabella Rodriguez", [heard, own]))[0] == own
+    assert asyncio.run(facts("maria", "Maria Lopez", [sighting, inviting]))[0] == inviting
 
 
 def test_the_plain_reply_skips_a_fact_that_would_give_a_garbled_line() -> None:

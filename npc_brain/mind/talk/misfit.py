@@ -96,6 +96,7 @@ _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
 _DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
 _THEIR_DEED = re.compile(rf"\s+{_DOES}")
 _OUR_DEED = re.compile(rf"\b(?:I|[Ww]e)(?:\s+|(?=['’])){_DOES}")  # "I'm hosting", "we're"
+_YOUR_DEED = re.compile(rf"\b[Yy]ou(?:\s+|(?=['’])){_DOES}")  # "you're having a party"
 _SUBJECT_VERBS = frozenset(("has", "had", "says", "said", "wants", "told", "thinks"))
 _RETOLD = re.compile(r'^(?:(?:Hi|Hello|Hey) [^,!]+[,!] )?([^":]+?) told me: "(.*)"?$', re.DOTALL)
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
@@ -221,27 +222,54 @@ def borrowed(text: str, cast: Cast) -> str | None:
     hand, someone else is doing, and it is not ('I'll be hosting a party at Hobbs
     Cafe', said by Eddy, who heard Isabella say it; 'I'm running for mayor', said by
     anyone but Sam): the same verb, and two of the words after it (all, if it has
-    fewer). Or it calls another's event its own, whatever the verb ('I'm excited to
-    celebrate my new mayor election', said by Klaus)."""
-    return _borrowed_doing(text, cast) or _borrowed_event(text, cast)
+    fewer); or it calls another's event its own, whatever the verb ('I'm excited to
+    celebrate my new mayor election', said by Klaus). Or it says so of its listener
+    ("I'm so glad you're having a Valentine's Day party", said by its host to Eddy)."""
+    if claimed := _given(text, cast, cast.speaker, _OUR_DEED, ("my", "our")):
+        return f"claims {claimed}"
+    if cast.listener and (lent := _given(text, cast, cast.listener, _YOUR_DEED, ("your",))):
+        return f"gives {cast.listener} {lent}"
+    return None
 
 
-def _borrowed_event(text: str, cast: Cast) -> str | None:
-    """'claims X's <event>' for "my"/"our" before a noun of an event (_EVENTS) that
-    another's deed holds and none of the speaker's own: "my campaign" claims the
-    candidate's doing as surely as "I'm running for mayor"."""
-    own = {w for d in cast.deeds if d.person == cast.speaker for w in d.what}
+def _given(
+    text: str, cast: Cast, who: str, deed: re.Pattern[str], owners: tuple[str, ...]
+) -> str | None:
+    """Another's doing or event that the text gives `who` ("Isabella Rodriguez's doing
+    (host party)", "Sam Moore's mayor"), or None."""
+    return _given_doing(text, cast, who, deed) or _given_event(text, cast, who, owners)
+
+
+def _given_doing(text: str, cast: Cast, who: str, pattern: re.Pattern[str]) -> str | None:
+    own = {d.verb for d in cast.deeds if d.person == who}
+    for match in pattern.finditer(text):
+        verb, what = _verb(match), _words(match.group(3))
+        if verb in own:
+            continue
+        for deed in cast.deeds:
+            shared = what & deed.what  # "running errands in the Ville": too little
+            others = deed.person != who and deed.verb == verb
+            if others and shared and len(shared) >= min(2, len(what)):
+                return f"{deed.person}'s doing ({verb} {' '.join(sorted(shared))})"
+    return None
+
+
+def _given_event(text: str, cast: Cast, who: str, owners: tuple[str, ...]) -> str | None:
+    """An owner word ("my", "your") before a noun of an event (_EVENTS) that another's
+    deed holds and none of `who`'s own: "my campaign" claims the candidate's doing as
+    surely as "I'm running for mayor"."""
+    own = {w for d in cast.deeds if d.person == who for w in d.what}
     tokens = [w.lower().replace("’", "'") for w in _TOKEN.findall(text)]
     for i, token in enumerate(tokens):
-        if token not in ("my", "our"):
+        if token not in owners:
             continue
         for word in _noun_phrase(tokens[i + 1 : i + 5]):
             event = next((e for e in _EVENTS if word in e), frozenset())
             if not event or own & event:
                 continue
             for deed in cast.deeds:
-                if deed.person != cast.speaker and deed.what & event:
-                    return f"claims {deed.person}'s {word}"
+                if deed.person != who and deed.what & event:
+                    return f"{deed.person}'s {word}"
     return None
 
 
@@ -257,20 +285,6 @@ def _noun_phrase(tokens: list[str]) -> list[str]:
             return []
         phrase.append(token)
     return phrase
-
-
-def _borrowed_doing(text: str, cast: Cast) -> str | None:
-    own = {d.verb for d in cast.deeds if d.person == cast.speaker}
-    for match in _OUR_DEED.finditer(text):
-        verb, what = _verb(match), _words(match.group(3))
-        if verb in own:
-            continue
-        for deed in cast.deeds:
-            shared = what & deed.what  # "running errands in the Ville": too little
-            others = deed.person != cast.speaker and deed.verb == verb
-            if others and shared and len(shared) >= min(2, len(what)):
-                return f"claims {deed.person}'s doing ({verb} {' '.join(sorted(shared))})"
-    return None
 
 
 def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+import re
+from collections.abc import AsyncIterator, Callable, Sequence, Set
 from functools import partial
 from typing import Any
 
@@ -37,6 +38,7 @@ from npc_brain.mind.talk.answers import (
     key_terms,
     names_in,
     plain_answer,
+    said_line,
     trimmed,
     unfounded,
 )
@@ -197,12 +199,16 @@ class Replies:
             return []
         # Facts that share the question's own words come first (the check and the
         # fallback rest on the first ones), of those, asked about news or plans, the
-        # ones that say when (Maria's "we're planning a party at Hobbs Cafe on February
-        # 14" before her sighting of "the customer seating: inviting people to the
-        # party"); else the topic's order.
+        # ones that say most of who, where and when (Maria's "we're planning a party at
+        # Hobbs Cafe on February 14" before her sighting of "the customer seating:
+        # inviting people to the party"; Isabella's own party before Maria's "How about
+        # your party tonight?"); else the topic's order.
         unique = list(dict.fromkeys(trimmed(f) for f in found))
-        timely = topic in ("news", "plans")
-        unique.sort(key=lambda f: (-len(key_terms(f) & asked), timely and not tells_when(f)))
+        if topic in ("news", "plans"):
+            who = [*people.values(), persona.name]
+            where = {a.split(":")[1] for a in world.store.places(agent.agent_id) if ":" in a}
+            unique.sort(key=lambda f: -_details(f, who, where))
+        unique.sort(key=lambda f: -len(key_terms(f) & asked))
         return unique[:FACTS]
 
     async def topic(self, utterance: str) -> str:
@@ -350,6 +356,21 @@ def _persona_facts(agent: AgentRecord) -> list[str]:
     facts += [f"{p.name} {p.lifestyle}" if p.lifestyle else ""]
     facts += [f"{p.name} is {p.age} years old" if p.age else ""]
     return [f for f in facts if f]
+
+
+def _details(fact: str, people: Sequence[str], places: Set[str]) -> int:
+    """How many of who, where and when a fact tells; of a line, its words say them (not
+    its speaker and listener)."""
+    words = line[2] if (line := said_line(fact)) else fact
+    who = any(_mentions(words, name) for name in people)
+    where = any(place in words for place in places)
+    return who + where + tells_when(words)
+
+
+def _mentions(text: str, name: str) -> bool:
+    first = name.split()[0] if name.split() else name
+    named = len(first) > 2 and re.search(rf"\b{re.escape(first)}\b", text) is not None
+    return name in text or named
 
 
 def _touches(question: str, facts: Sequence[str]) -> bool:
