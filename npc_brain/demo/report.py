@@ -41,7 +41,7 @@ HALLUCINATION_DEFINITION = (
     "Of the interview answers that say something about a seed (a fact, right or wrong), "
     "the share that is false: a wrong host, place or date, or knowing the seed without "
     "any record of it (no claim of the seed, and no memory mentioning it that someone "
-    "said, told or wrote to the agent)."
+    "said, told or wrote to the agent, or that it saw)."
 )
 RELATIONSHIP_DEFINITION = (
     "Each agent's view of each agent it talked with, rewritten after every conversation "
@@ -268,12 +268,13 @@ def hallucinations_section(
 
 def _has_record(record: Record, seed: Seed, agent_id: str, holders: set[str]) -> bool:
     """Whether the agent holds the seed: its holder, a holder of its claim, or a memory
-    mentioning it that someone said, told or wrote to it."""
+    mentioning it that someone said, told or wrote to it, or that it saw ("Isabella
+    Rodriguez is inviting people to the party"); not one it inferred itself."""
     if agent_id == seed.holder or agent_id in holders:
         return True
     return any(
         seed.mentioned_in(m.description)
-        and (m.kind == "DIALOGUE" or m.source_kind in ("HEARD", "TOLD", "AUTHOR"))
+        and (m.kind in ("DIALOGUE", "OBSERVATION") or m.source_kind in ("HEARD", "TOLD", "AUTHOR"))
         for m in record.streams.get(agent_id, ())
     )
 

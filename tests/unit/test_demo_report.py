@@ -183,6 +183,13 @@ def test_knowing_a_seed_without_any_record_of_it_is_a_false_claim() -> None:
     assert [(c["agent"], c["why"]) for c in false["cases"]] == [("maria", ["no record"])]
     heard = replace(unheard, streams=record().streams)  # Maria heard it: no longer false
     assert build(heard, CAST, RunInfo(7, "m", "v", places=PLACES))["hallucinations"]["false"] == 0
+    for kind, source, counts in (("OBSERVATION", "SEEN", True), ("REFLECTION", "SEEN", False)):
+        memory = MemoryView(
+            "9", kind, "Isabella is inviting people to the Valentine party", T0, source
+        )
+        known = replace(unheard, streams={**unheard.streams, "maria": [memory]})
+        false = build(known, CAST, RunInfo(7, "m", "v", places=PLACES))["hallucinations"]
+        assert false["false"] == (0 if counts else 1)  # what it saw; not what it inferred
 
 
 def test_relationships_are_each_agents_views_and_the_networks_density() -> None:
