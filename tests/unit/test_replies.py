@@ -16,6 +16,7 @@ from npc_brain.mind.talk.answers import (
     broken,
     degenerate,
     grounded,
+    left_out,
     names_in,
     plain_answer,
     unfounded,
@@ -176,6 +177,36 @@ def test_a_reply_naming_someone_no_fact_names_gives_way_to_the_plain_sentence(
         "Mei Lin"
     ]
     assert unfounded("Sam is, Maria says.", ["Maria said Sam Moore runs"], PEOPLE) == []
+
+
+def test_a_reply_about_news_names_whom_the_news_is_about(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+    heard = 'Eddy Lin said to Klaus Mueller: "Sam Moore is running for mayor of the Ville."'
+
+    async def setup() -> None:
+        for agent_id, name in (
+            ("klaus", "Klaus Mueller"),
+            ("eddy", "Eddy Lin"),
+            ("sam", "Sam Moore"),
+        ):
+            await brain.upsert_agent("", agent_id, Persona(name), T0)
+        memory = Observation(heard, importance=8)
+        await brain.add_memory("", "klaus", T0, MemoryKind.DIALOGUE, memory)
+
+    asyncio.run(setup())
+    # the 10-agent day: John's answer gave Sam's race to Eddy, who had told him of it
+    chat.enqueue(*[reply("The Ville's mayor, Eddy Lin, is running for mayor.")] * 3)
+
+    async def ask() -> str:
+        final = ""
+        question = "Have you heard of anyone running for mayor? Who?"
+        async for event in brain.converse("", "klaus", T0, "player", question, True):
+            final = event.text if isinstance(event, Line) else final
+        return final
+
+    assert asyncio.run(ask()) == 'Eddy Lin told me: "Sam Moore is running for mayor of the Ville."'
+    assert left_out("Sam is running, Eddy says.", heard, ["Eddy Lin", "Sam Moore"]) == []
 
 
 def test_what_memory_does_not_hold_gets_an_honest_answer(tmp_path: Path) -> None:

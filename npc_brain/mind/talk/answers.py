@@ -193,6 +193,16 @@ def unfounded(text: str, texts: Sequence[str], people: Sequence[str]) -> list[st
     return [name for name in names_in(text, by_name) if name not in at_hand]
 
 
+def left_out(text: str, news: str, people: Sequence[str]) -> list[str]:
+    """The people (full names) whom the words of `news` name (of a line, what was said)
+    and the reply `text` does not: "The Ville's mayor, Eddy Lin, is running for mayor",
+    from a line that named Sam Moore as the one running."""
+    by_name = dict(zip(people, people, strict=True))
+    named = set(names_in(text, by_name))
+    words = line[2] if (line := said_line(news)) else news
+    return [name for name in names_in(words, by_name) if name not in named]
+
+
 def adds_to(text: str, situation: str, known: str = "") -> bool:
     """Whether a reply to a situation says something of its own: a content word the
     situation (and what was `known`) did not hold, and no number it did not give."""

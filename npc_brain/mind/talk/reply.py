@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import AsyncIterator, Callable, Sequence, Set
 from functools import partial
 from typing import Any
@@ -36,6 +35,7 @@ from npc_brain.mind.talk.answers import (
     degenerate,
     grounded,
     key_terms,
+    left_out,
     names_in,
     plain_answer,
     said_line,
@@ -119,7 +119,7 @@ class Replies:
             texts += world.store.places(agent.agent_id)
             cast = Cast.of(agent.persona.name, speaker_name, world.people(), texts)
             text = await self._checked(
-                world, agent, messages, answer.text, facts, (situation, known), cast
+                world, agent, messages, answer.text, facts, (situation, known), cast, topic
             )
         text = await self._news.vetted(
             world, agent, speaker_id, utterance, text or "...", interview
@@ -244,13 +244,16 @@ class Replies:
         facts: list[str],
         asked: tuple[str, str],
         cast: Cast,
+        topic: str,
     ) -> str:
         """The reply if it is usable; else a redraw that is; else the plain answer.
         Usable: not degenerate, fitting the town (misfit: English, in the agent's own
         part, naming only what `cast` knows), naming no one of the town whom neither the
         facts, the question nor the persona name, and resting on one of the three most
-        relevant facts (or, with none, honest, or taking up the situation asked about).
-        `asked`: the situation asked to react to ('' if none), and what was known."""
+        relevant facts (or, with none, honest, or taking up the situation asked about);
+        about news, naming everyone the best fact's words name (the agent aside: "Eddy
+        Lin is running for mayor" from a line saying Sam Moore is). `asked`: the
+        situation asked to react to ('' if none), and what was known."""
         settings = self._f.settings
         situation, known = asked
         people = [p for p in cast.people if p not in (cast.listener, cast.speaker)]
@@ -259,6 +262,9 @@ class Replies:
             problem = degenerate(text, agent.persona) or misfit(text, cast)
             if problem is None and (strangers := unfounded(text, at_hand, people)):
                 problem = f"names {', '.join(strangers)}, whom no fact names"
+            news = topic == "news" and bool(facts)
+            if problem is None and news and (left := left_out(text, facts[0], people)):
+                problem = f"leaves out {', '.join(left)}, whom the news is about"
             if problem is None and not await self._rests_on(text, facts, situation, known):
                 problem = "names none of the facts"
             if problem is None:
@@ -362,15 +368,9 @@ def _details(fact: str, people: Sequence[str], places: Set[str]) -> int:
     """How many of who, where and when a fact tells; of a line, its words say them (not
     its speaker and listener)."""
     words = line[2] if (line := said_line(fact)) else fact
-    who = any(_mentions(words, name) for name in people)
+    who = bool(names_in(words, dict(zip(people, people, strict=True))))
     where = any(place in words for place in places)
     return who + where + tells_when(words)
-
-
-def _mentions(text: str, name: str) -> bool:
-    first = name.split()[0] if name.split() else name
-    named = len(first) > 2 and re.search(rf"\b{re.escape(first)}\b", text) is not None
-    return name in text or named
 
 
 def _touches(question: str, facts: Sequence[str]) -> bool:
