@@ -204,12 +204,10 @@ class SchemaChat:
         """The first valid answer of `schema`, as JSON-ready data."""
         if "enum" in schema:
             values = schema["enum"]
-            preferred = [
-                v
-                for v in values
-                if self.prefer is not None and (self.prefer == v or self.prefer.endswith(f":{v}"))
-            ]
-            return preferred[0] if preferred else values[0]
+            if self.prefer is None:
+                return values[0]
+            prefer = self.prefer
+            return next((v for v in values if prefer == v or prefer.endswith(f":{v}")), values[0])
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 return self.answer(schema[key][0])

@@ -199,8 +199,7 @@ def left_out(text: str, news: str, people: Sequence[str]) -> list[str]:
     from a line that named Sam Moore as the one running."""
     by_name = dict(zip(people, people, strict=True))
     named = set(names_in(text, by_name))
-    words = line[2] if (line := said_line(news)) else news
-    return [name for name in names_in(words, by_name) if name not in named]
+    return [name for name in names_in(said_words(news), by_name) if name not in named]
 
 
 def adds_to(text: str, situation: str, known: str = "") -> bool:
@@ -216,6 +215,11 @@ def said_line(text: str) -> tuple[str, str, str] | None:
     "..."'), else None."""
     match = _LINE.match(text.strip())
     return None if match is None else (match[1], match[2], match[3])
+
+
+def said_words(text: str) -> str:
+    """The words a line said ('X said to Y: "..."'), else the text itself."""
+    return line[2] if (line := said_line(text)) else text
 
 
 def _numbers(text: str) -> set[str]:

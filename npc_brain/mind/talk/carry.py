@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
-from npc_brain.mind.talk.answers import key_terms, said_line
+from npc_brain.mind.talk.answers import key_terms, said_words
 
 CARRIES = 0.5
 REVEALS = 0.55
@@ -29,9 +29,9 @@ REVEALS = 0.55
 
 def spoken(memory: MemoryRecord) -> str:
     """What a memory says: the quoted words of a dialogue line, else its description."""
-    if memory.kind == MemoryKind.DIALOGUE and (line := said_line(memory.description)):
-        return line[2]
-    return memory.description
+    return (
+        said_words(memory.description) if memory.kind == MemoryKind.DIALOGUE else memory.description
+    )
 
 
 def own_line(memory: MemoryRecord) -> bool:

@@ -38,7 +38,7 @@ from npc_brain.mind.talk.answers import (
     left_out,
     names_in,
     plain_answer,
-    said_line,
+    said_words,
     trimmed,
     unfounded,
 )
@@ -205,7 +205,7 @@ class Replies:
         # your party tonight?"); else the topic's order.
         unique = list(dict.fromkeys(trimmed(f) for f in found))
         if topic in ("news", "plans"):
-            who = [*people.values(), persona.name]
+            who = {**people, agent.agent_id: persona.name}
             where = {a.split(":")[1] for a in world.store.places(agent.agent_id) if ":" in a}
             unique.sort(key=lambda f: -_details(f, who, where))
         unique.sort(key=lambda f: -len(key_terms(f) & asked))
@@ -258,11 +258,11 @@ class Replies:
         situation, known = asked
         people = [p for p in cast.people if p not in (cast.listener, cast.speaker)]
         at_hand = [*facts, known, agent.persona.describe()]
+        news = topic == "news" and bool(facts)
         for attempt in range(REDRAWS + 1):
             problem = degenerate(text, agent.persona) or misfit(text, cast)
             if problem is None and (strangers := unfounded(text, at_hand, people)):
                 problem = f"names {', '.join(strangers)}, whom no fact names"
-            news = topic == "news" and bool(facts)
             if problem is None and news and (left := left_out(text, facts[0], people)):
                 problem = f"leaves out {', '.join(left)}, whom the news is about"
             if problem is None and not await self._rests_on(text, facts, situation, known):
@@ -364,11 +364,11 @@ def _persona_facts(agent: AgentRecord) -> list[str]:
     return [f for f in facts if f]
 
 
-def _details(fact: str, people: Sequence[str], places: Set[str]) -> int:
-    """How many of who, where and when a fact tells; of a line, its words say them (not
-    its speaker and listener)."""
-    words = line[2] if (line := said_line(fact)) else fact
-    who = bool(names_in(words, dict(zip(people, people, strict=True))))
+def _details(fact: str, people: dict[str, str], places: Set[str]) -> int:
+    """How many of who (one of `people`), where and when a fact tells; of a line, its
+    words say them (not its speaker and listener)."""
+    words = said_words(fact)
+    who = bool(names_in(words, people))
     where = any(place in words for place in places)
     return who + where + tells_when(words)
 
