@@ -225,6 +225,13 @@ def test_a_speaker_does_not_call_another_s_event_its_own_whatever_the_verb() -> 
         assert misfit(line, klaus) is None
     assert misfit("Come to my party at Hobbs Cafe!", cast(ISABELLA, KLAUS)) is None
     assert misfit("My campaign is going well.", cast(SAM, KLAUS)) is None
+    # an event a line's speaker calls its own is its deed (the default demo: Klaus took
+    # up Sam's words, not knowing Sam runs for mayor)
+    sam = f'{SAM} said to {KLAUS}: "I\'m just back from a day of planning my new mayor election."'
+    assert deeds_in(sam, KLAUS, TOWN) == [Deed(SAM, "host", frozenset({"mayor", "election"}))]
+    heard_only = Cast.of(KLAUS, ISABELLA, TOWN, [sam])
+    parroted = "Hello Isabella, I'm just back from my long day planning my new mayor election."
+    assert misfit(parroted, heard_only) == f"claims {SAM}'s mayor"
 
 
 def test_a_speaker_does_not_give_its_listener_another_s_doing() -> None:
@@ -244,6 +251,16 @@ def test_a_speaker_does_not_give_its_listener_another_s_doing() -> None:
         assert misfit(fits, isabella) is None
     to_sam = cast(ISABELLA, SAM)  # what the listener does itself
     assert misfit("Good luck with your campaign, you're running for mayor!", to_sam) is None
+    # the default demo: Jennifer's breakfast does not make Isabella's party hers
+    breakfast = Cast.of(
+        ISABELLA, "Jennifer Moore", TOWN, [*KNOWN, "Jennifer Moore is having breakfast"]
+    )
+    to_jennifer = "Hi Jennifer, I'm glad you're having the party at Hobbs Cafe!"
+    assert misfit(to_jennifer, breakfast) == (
+        f"gives Jennifer Moore {ISABELLA}'s doing (host cafe hobbs party)"
+    )
+    yours = "Hi Jennifer, I'm looking forward to your Valentine's Day party at Hobbs Cafe!"
+    assert misfit(yours, breakfast) == f"gives Jennifer Moore {ISABELLA}'s party"
     to_host = cast(MARIA, ISABELLA)
     assert (
         misfit("How about your party tonight? You're throwing it at Hobbs Cafe!", to_host) is None

@@ -264,9 +264,8 @@ class Conversations:
         names = [speaker.persona.name, listener.persona.name]
         said = [x.text for x in lines]
         heard = [_attributed(x, speaker, listener) for x in lines]
-        cast = _cast(
-            world, speaker, listener.persona.name, [m.description for m in memories], heard
-        )
+        given = [*memories, *([intent.memory] if intent.memory else [])]  # what it passes on
+        cast = _cast(world, speaker, listener.persona.name, [m.description for m in given], heard)
         instruction = intent.instruction(listener.persona.name) if intent.content else ""
         for attempt in range(TURN_ATTEMPTS):
 

@@ -241,17 +241,24 @@ def _given(
 
 
 def _given_doing(text: str, cast: Cast, who: str, pattern: re.Pattern[str]) -> str | None:
-    own = {d.verb for d in cast.deeds if d.person == who}
+    """A doing the text gives `who` that, by the texts at hand, another does and `who`
+    does not: "having breakfast" does not make "having the party" Jennifer's own."""
     for match in pattern.finditer(text):
         verb, what = _verb(match), _words(match.group(3))
-        if verb in own:
-            continue
-        for deed in cast.deeds:
-            shared = what & deed.what  # "running errands in the Ville": too little
-            others = deed.person != who and deed.verb == verb
-            if others and shared and len(shared) >= min(2, len(what)):
-                return f"{deed.person}'s doing ({verb} {' '.join(sorted(shared))})"
+        doers = {d.person for d in cast.deeds if d.verb == verb and _same(what, d.what)}
+        if who not in doers:
+            for deed in cast.deeds:
+                if deed.person in doers:
+                    shared = " ".join(sorted(what & deed.what))
+                    return f"{deed.person}'s doing ({verb} {shared})"
     return None
+
+
+def _same(what: frozenset[str], other: frozenset[str]) -> bool:
+    """Two doings' words are one: two words shared (all, if it has fewer); "running
+    errands in the Ville" and "running for mayor of the Ville" are not."""
+    shared = what & other
+    return bool(shared) and len(shared) >= min(2, len(what))
 
 
 def _given_event(text: str, cast: Cast, who: str, owners: tuple[str, ...]) -> str | None:
@@ -259,29 +266,39 @@ def _given_event(text: str, cast: Cast, who: str, owners: tuple[str, ...]) -> st
     deed holds and none of `who`'s own: "my campaign" claims the candidate's doing as
     surely as "I'm running for mayor"."""
     own = {w for d in cast.deeds if d.person == who for w in d.what}
-    tokens = [w.lower().replace("’", "'") for w in _TOKEN.findall(text)]
-    for i, token in enumerate(tokens):
-        if token not in owners:
+    for word in owned_events(text, owners):
+        event = next(e for e in _EVENTS if word in e)
+        if own & event:
             continue
-        for word in _noun_phrase(tokens[i + 1 : i + 5]):
-            event = next((e for e in _EVENTS if word in e), frozenset())
-            if not event or own & event:
-                continue
-            for deed in cast.deeds:
-                if deed.person != who and deed.what & event:
-                    return f"{deed.person}'s {word}"
+        for deed in cast.deeds:
+            if deed.person != who and deed.what & event:
+                return f"{deed.person}'s {word}"
     return None
+
+
+def owned_events(text: str, owners: tuple[str, ...] = ("my", "our")) -> list[str]:
+    """The event nouns (_EVENTS) that follow an owner word in its noun phrase ("my new
+    mayor election" -> mayor, election)."""
+    tokens = [w.lower().replace("’", "'") for w in _TOKEN.findall(text)]
+    return [
+        word
+        for i, token in enumerate(tokens)
+        if token in owners
+        for word in _noun_phrase(tokens[i + 1 : i + 5])
+        if any(word in e for e in _EVENTS)
+    ]
 
 
 def _noun_phrase(tokens: list[str]) -> list[str]:
     """The words of a noun phrase, up to its first function word or another owner ('my
     new mayor election' -> new, mayor, election; 'my invitation to the party' ->
-    invitation; "my friend's party" -> none)."""
+    invitation; "my friend's party" -> none; "your Valentine's Day party" -> valentine's,
+    day, party)."""
     phrase = []
     for token in tokens:
         if token in _ENGLISH:
             break
-        if token.endswith("'s"):
+        if token.endswith("'s") and token[:-2] not in _FEASTS:
             return []
         phrase.append(token)
     return phrase
@@ -307,12 +324,15 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
 
 
 def said_deeds(who: str, words: str, people: Iterable[str]) -> list[Deed]:
-    """The deeds a line tells of its speaker `who` ("I'm hosting", "we're planning"), or,
+    """The deeds a line tells of its speaker `who` ("I'm hosting", "we're planning", "my
+    campaign": an event it calls its own), or,
     when it passes on what a person of the town told it ('Isabella Rodriguez told me:
     "I am throwing a party"'), of that person."""
     if (retold := _RETOLD.match(words)) and retold.group(1) in set(people):
         return said_deeds(retold.group(1), retold.group(2), people)
-    return [Deed(who, _verb(m), _words(m.group(3))) for m in _OUR_DEED.finditer(words)]
+    deeds = [Deed(who, _verb(m), _words(m.group(3))) for m in _OUR_DEED.finditer(words)]
+    events = owned_events(words)  # "planning my new mayor election": the speaker's event
+    return deeds + ([Deed(who, "host", frozenset(events))] if events else [])
 
 
 def _verb(match: re.Match[str]) -> str:
@@ -327,6 +347,8 @@ def _verb(match: re.Match[str]) -> str:
     return "host" if verb in _HOSTING else verb  # one doing, however it is worded
 
 
+# Days named with a possessive that owns nothing: "a Valentine's Day party".
+_FEASTS = frozenset(("valentine", "christmas", "easter", "halloween", "year", "mother", "father"))
 # The nouns of the events a person runs or hosts, one set per kind of event.
 _EVENTS = (
     frozenset(("party", "celebration", "gathering", "festivities")),
