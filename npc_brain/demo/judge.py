@@ -10,9 +10,11 @@ by a guest),
 another place of the town (place), or another date or time (date). The source sentence
 a holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
 names tellers, not hosts; a line passed on ('Klaus told me: "..."') is judged as its
-teller's words, whose "I" is the teller; a line the agent said to someone ('I told Mei
+teller's words, whose "I" is the teller ('Klaus told me that Isabella said: "..."': as
+Isabella's); a line the agent said to someone ('I told Mei
 Lin: "..."') as its own words, the one it told not a host it names unless the line
-says so ("you're running for mayor", "your party").
+says so ("you're running for mayor", "your party", "Mei Lin is having a party"); and
+so with a teller named in its own line.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from dataclasses import dataclass
 from npc_brain.demo.cast import Seed
 
 _SOURCE = re.compile(r"I heard it from [^.]*\.")
-# A line passed on: 'Klaus told me: "..."'; its "I" is the teller's.
+# A line passed on: 'Klaus told me: "..."', its "I" the teller's; or 'Klaus told me that
+# Isabella said: "..."', its "I" Isabella's.
+_NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
 _RETOLD = re.compile(
-    r'^(?:As far as I know, )?([A-Z][a-z]+(?: [A-Z][a-z]+)?) told me:? "(.*)"(.*)$', re.S
+    rf'^(?:As far as I know, )?({_NAME}) told me(?: that ({_NAME}) said)?:? "(.*)"(.*)$', re.S
 )
 # A line the agent said: 'I told Mei Lin: "..."'; Mei is its listener.
-_TOLD = re.compile(r'^I told ([A-Z][a-z]+(?: [A-Z][a-z]+)?):? "(.*)"(.*)$', re.S)
+_TOLD = re.compile(rf'^I told ({_NAME})(?: that ({_NAME}) said)?:? "(.*)"(.*)$', re.S)
 # ... and says its listener hosts: "you're running for mayor", "your party".
 _YOU_HOST = re.compile(
     r"\byou(?:'re| are| will be|'ll be)\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
@@ -42,6 +46,10 @@ _HOSTING = re.compile(
     r"\bI(?:'m| am| will be|'ll be)\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
     r"organi[sz]ing|giving|planning (?:a|the|my)|running for)\b",
     re.IGNORECASE,
+)
+_HOSTS = (
+    r"(?:is|was|will be|'s|'ll be)\s+(?:\w+ly\s+)?(?:having|hosting|throwing|holding|"
+    r"organi[sz]ing|giving|planning (?:a|the|his|her)|running for)\b"
 )
 # ... or calls the event its own, whatever the verb: "celebrate my new mayor election";
 # not "my invitation to the party" nor "my friend's party".
@@ -82,18 +90,27 @@ def judge(
     people: Mapping[str, str],
     places: Sequence[str],
     speaker: str = "",
+    set_aside: tuple[str, ...] = (),
 ) -> Verdict:
     """The verdict on `answer` to `seed.question`; `people`: agent id -> name (the
     others), `places`: the town's place names, `speaker`: the answering agent's name (a
-    host speaking of itself says "I" or "my")."""
+    host speaking of itself says "I" or "my"); `set_aside`: the tellers and listeners of
+    the lines the answer passes on, taken out of `people`: named, they are no host,
+    unless named as one ("Eddy Lin is having a party")."""
     if (retold := _RETOLD.match(answer.strip())) and (teller := _who(retold.group(1), people)):
-        rest = {a: n for a, n in people.items() if n != teller}  # its speaker is the teller
-        return judge(retold.group(2) + retold.group(3), seed, rest, places, teller)
+        origin = _who(retold.group(2), people) if retold.group(2) else teller
+        if origin:  # the words' speaker is their origin; the teller passed them on
+            rest = {a: n for a, n in people.items() if n not in (teller, origin)}
+            words = retold.group(3) + retold.group(4)
+            return judge(words, seed, rest, places, origin, (*set_aside, teller, origin))
     if (told := _TOLD.match(answer.strip())) and (listener := _who(told.group(1), people)):
-        rest = {a: n for a, n in people.items() if n != listener}
-        words = told.group(2) + told.group(3)
-        verdict = judge(words, seed, rest, places, speaker)
-        if _YOU_HOST.search(told.group(2)) and (verdict.claims or seed.mentioned_in(words)):
+        origin = _who(told.group(2), people) if told.group(2) else ""
+        rest = {a: n for a, n in people.items() if n not in (listener, origin)}
+        words = told.group(3) + told.group(4)
+        if origin:  # 'I told Mei that Isabella said: "..."': Isabella's words
+            return judge(words, seed, rest, places, origin, (*set_aside, listener, origin))
+        verdict = judge(words, seed, rest, places, speaker, (*set_aside, listener))
+        if _YOU_HOST.search(told.group(3)) and (verdict.claims or seed.mentioned_in(words)):
             return _hosted_by(listener, seed, verdict)  # "you're running for mayor"
         return verdict
     text = _SOURCE.sub("", answer)
@@ -113,6 +130,7 @@ def judge(
         if name == "host":
             others = [n for n in people.values() if _names(text, n)]
             stated = bool(others) or any(p.search(text) for p in (_HOSTING, _MY_EVENT))
+            stated = stated or any(_said_to_host(text, n) for n in (speaker, *set_aside))
         elif name == "place":
             stated = any(_has(text, place) for place in places)
         else:
@@ -130,6 +148,15 @@ def _hosted_by(host: str, seed: Seed, verdict: Verdict) -> Verdict:
         return Verdict(right, tuple(w for w in verdict.wrong if w != "host"))
     wrong = verdict.wrong if "host" in verdict.wrong else (*verdict.wrong, "host")
     return Verdict(tuple(r for r in verdict.right if r != "host"), wrong)
+
+
+def _said_to_host(text: str, name: str) -> bool:
+    """Whether the text says the person hosts (or runs) something, by full or first name
+    ("Eddy Lin is having a party", in a line Eddy passed on)."""
+    if not name:
+        return False
+    names = "|".join(re.escape(n) for n in {name, name.split()[0]})
+    return re.search(rf"\b(?:{names})\s+{_HOSTS}", text, re.IGNORECASE) is not None
 
 
 def _who(name: str, people: Mapping[str, str]) -> str:

@@ -41,6 +41,22 @@ PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
         # a line passed on speaks with its teller's "I"
         ('Isabella told me: "I am throwing a party at Hobbs Cafe."', ("host", "place"), ()),
         ('Klaus told me: "I am throwing a party at Hobbs Cafe."', ("place",), ("host",)),
+        # ... or with its origin's, when the teller names one
+        (
+            'Klaus told me that Isabella said: "I am throwing a party at Hobbs Cafe."',
+            ("host", "place"),
+            (),
+        ),
+        (
+            'Isabella told me that Klaus said: "I am throwing a party at Hobbs Cafe."',
+            ("place",),
+            ("host",),
+        ),
+        (
+            'I told Klaus that Isabella said: "I am throwing a party at Hobbs Cafe."',
+            ("host", "place"),
+            (),
+        ),
         # a line the agent said: the one it told is no host it names
         ('I told Klaus: "Enjoy the party at Hobbs Cafe on February 14!"', ("place", "date"), ()),
         ('I told Klaus: "Your party at Hobbs Cafe is lovely."', ("place",), ("host",)),
@@ -107,3 +123,16 @@ def test_a_host_speaking_of_itself_names_the_host() -> None:
         "My friend's party is at Hobbs Cafe.",
     ):
         assert not judge(guest_line, PARTY, PEOPLE, PLACES, klaus).wrong
+
+
+def test_a_teller_named_the_host_in_its_own_line_is_a_wrong_host() -> None:
+    people = {**PEOPLE, "eddy": "Eddy Lin"}  # the others than John
+    # the 10-agent day: Isabella told Eddy "Eddy Lin is having a ... party", Eddy told John
+    answer = (
+        'Eddy Lin told me: "Isabella Rodriguez told me: "Eddy Lin is having a Valentine\'s '
+        'Day party at Hobbs Cafe on February 14.""'
+    )
+    verdict = judge(answer, PARTY, people, PLACES, "John Lin")
+    assert verdict.wrong == ("host",) and not verdict.knows
+    named = "Eddy Lin told me: \"Hi John, it's Eddy Lin. There's a party at Hobbs Cafe.\""
+    assert judge(named, PARTY, people, PLACES, "John Lin").wrong == ()  # named, not a host

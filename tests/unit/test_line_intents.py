@@ -244,6 +244,16 @@ def test_a_line_carries_news_by_two_of_its_words_besides_names() -> None:
             False,
             'Isabella told me: "I am throwing a party."',
         ),
+        (
+            _memory(
+                'Maria said to Klaus: "Hi Klaus! Isabella told me: "I am throwing a party.""',
+                MemoryKind.DIALOGUE,
+                SourceKind.HEARD,
+                "maria",
+            ),
+            False,
+            'Maria told me that Isabella said: "I am throwing a party."',
+        ),
         (_memory("The bakery closes early."), False, "As far as I know, The bakery closes early."),
     ],
 )

@@ -193,6 +193,11 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     assert deeds_in(retold, MARIA, TOWN) == [
         Deed(ISABELLA, "host", frozenset({"party", "hobbs", "cafe"}))
     ]
+    flat = (
+        'Maria Lopez said to Klaus Mueller: "Sam Moore told me that Isabella Rodriguez said: '
+        '"I am throwing a party at Hobbs Cafe.""'
+    )
+    assert [d.person for d in deeds_in(flat, KLAUS, TOWN)] == [ISABELLA]
     ours = (
         'Isabella Rodriguez said to Maria Lopez: "Hi Maria, we\'re planning a party at the cafe."'
     )
@@ -265,6 +270,25 @@ def test_a_speaker_does_not_give_its_listener_another_s_doing() -> None:
     assert (
         misfit("How about your party tonight? You're throwing it at Hobbs Cafe!", to_host) is None
     )
+
+
+def test_a_speaker_does_not_give_anyone_it_names_another_s_doing() -> None:
+    eddy = "Eddy Lin"  # said by the host in the 10-agent day to Eddy, retold as Eddy's
+    to_eddy = Cast.of(ISABELLA, eddy, [*TOWN, eddy], KNOWN)
+    line = "Eddy Lin is having a Valentine's Day party at Hobbs Cafe on February 14."
+    assert misfit(line, to_eddy) == (
+        f"gives {eddy} {ISABELLA}'s doing (host cafe day february hobbs party valentine)"
+    )
+    assert misfit("Maria is running for mayor!", to_eddy) == (
+        f"gives {MARIA} Sam Moore's doing (run mayor)"
+    )
+    for fits in (
+        "Eddy Lin is having breakfast.",  # another doing
+        "Eddy is coming to the party at Hobbs Cafe.",
+        "Sam Moore is running for mayor of the Ville.",  # said of the one who does it
+        "Eddy's sister is planning a trip.",
+    ):
+        assert misfit(fits, to_eddy) is None
 
 
 def test_a_day_of_the_month_is_a_date_not_an_hour() -> None:

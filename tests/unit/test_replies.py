@@ -15,6 +15,7 @@ from npc_brain.mind.talk.answers import (
     ON_IT,
     broken,
     degenerate,
+    denies,
     grounded,
     left_out,
     names_in,
@@ -103,18 +104,25 @@ def test_plain_answers_speak_in_the_first_person() -> None:
     assert plain_answer(ISABELLA, heard) == 'Maria Lopez told me: "Klaus is writing a paper."'
     own = 'Isabella Rodriguez said to Maria Lopez: "Come to my party!"'
     assert plain_answer(ISABELLA, own) == 'I told Maria Lopez: "Come to my party!"'
+    # a line passed on twice keeps one pair of quotes and names where it began
+    twice = 'Sam Moore said to Isabella Rodriguez: "Maria Lopez told me: "Klaus is writing.""'
+    assert plain_answer(ISABELLA, twice) == (
+        'Sam Moore told me that Maria Lopez said: "Klaus is writing."'
+    )
+    thrice = 'Sam Moore said to Isabella Rodriguez: "Eddy told me that Maria said: "Hi.""'
+    assert plain_answer(ISABELLA, thrice) == 'Sam Moore told me that Maria said: "Hi."'
     assert plain_answer(ISABELLA, None) == DONT_KNOW
     assert plain_answer(ISABELLA, None, situation=True) == ON_IT
     people = {"klaus": "Klaus Mueller", "maria": "Maria Lopez"}
     assert names_in("Have you seen Klaus today?", people) == ["klaus"]
 
 
-def converse(brain: Brain, utterance: str) -> tuple[str, str]:
-    """(the streamed text, the final line's text) of Isabella's reply to a player."""
+def converse(brain: Brain, utterance: str, agent_id: str = "isabella") -> tuple[str, str]:
+    """(the streamed text, the final line's text) of an agent's reply to a player."""
 
     async def run() -> tuple[str, str]:
         streamed, final = "", ""
-        async for event in brain.converse("", "isabella", T0, "player", utterance):
+        async for event in brain.converse("", agent_id, T0, "player", utterance):
             if isinstance(event, Line):
                 final = event.text
             else:
@@ -207,6 +215,24 @@ def test_a_reply_about_news_names_whom_the_news_is_about(tmp_path: Path) -> None
 
     assert asyncio.run(ask()) == 'Eddy Lin told me: "Sam Moore is running for mayor of the Ville."'
     assert left_out("Sam is running, Eddy says.", heard, ["Eddy Lin", "Sam Moore"]) == []
+
+
+def test_a_reply_about_news_does_not_deny_the_news_it_holds(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+    running = "Sam Moore is running for mayor of the Ville"
+
+    async def setup() -> None:
+        await brain.upsert_agent("", "sam", Persona("Sam Moore"), T0)
+        memory = Observation(running, importance=8)
+        await brain.add_memory("", "sam", T0, MemoryKind.OBSERVATION, memory)
+
+    asyncio.run(setup())
+    # the 10-agent day: the candidate himself, asked at the end
+    chat.enqueue(*[reply("no, no one has been running for mayor of the Ville.")] * 3)
+    _, final = converse(brain, "Have you heard of anyone running for mayor? Who?", "sam")
+    assert final == "I am running for mayor of the Ville."
+    assert denies("I haven't heard of it.") and not denies("Sam Moore is running.")
 
 
 def test_what_memory_does_not_hold_gets_an_honest_answer(tmp_path: Path) -> None:

@@ -100,6 +100,11 @@ _CUT_OFF = re.compile(
     r"|I|I'm|I')[.!]+$"
 )
 _LINE = re.compile(r'^([^"]+?) said to ([^"]+?): "(.*)"$', re.DOTALL)  # a dialogue memory
+# A line passed on: 'Klaus told me: "..."', or 'Klaus told me that Isabella said: "..."'.
+_PASSED_ON = re.compile(
+    r'^(?:(?:Hi|Hello|Hey) [^,!]+[,!] )?([^":]+?) told me(?: that ([^":]+?) said)?: "(.*?)"?$',
+    re.DOTALL,
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 
 
@@ -176,12 +181,23 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
     if _numbers(text) - _numbers(" ".join([*facts, known, situation])):
         return False  # a time, date or count nobody gave: made up
     if not facts:
-        low = text.lower()
-        honest = any(w in low for w in ("not sure", "don't know", "no idea", "not heard"))
+        honest = denies(text)
         takes_up = bool(key_terms(text) & key_terms(situation))
         return honest or (takes_up and adds_to(text, situation, known))
     said = key_terms(text) - key_terms(known)
     return any(said & key_terms(fact) for fact in facts)
+
+
+_DENIALS = re.compile(
+    r"\b(?:not sure|don'?t know|no idea|not heard|haven'?t heard|never heard|no ?one|nobody)\b",
+    re.IGNORECASE,
+)
+
+
+def denies(text: str) -> bool:
+    """Whether a reply says the agent knows nothing of it ("I'm not sure", "no one has
+    been running for mayor"): honest without facts, false with them."""
+    return _DENIALS.search(text.replace("’", "'")) is not None
 
 
 def unfounded(text: str, texts: Sequence[str], people: Sequence[str]) -> list[str]:
@@ -217,6 +233,29 @@ def said_line(text: str) -> tuple[str, str, str] | None:
     return None if match is None else (match[1], match[2], match[3])
 
 
+def passed_on(words: str) -> tuple[str, str, str] | None:
+    """(teller, origin, quoted words) of a line that passes on what someone said ('Sam
+    told me that Isabella said: "I am ..."': Sam, Isabella, 'I am ...'; 'Isabella told
+    me: "..."': Isabella twice), else None."""
+    match = _PASSED_ON.match(words.strip())
+    return None if match is None else (match[1], match[2] or match[1], match[3])
+
+
+def retold(teller: str, hearer: str, words: str) -> str:
+    """What `teller` told `hearer` ("me", a name), passed on with one pair of quotes
+    whatever the hops: the words' own origin is named, not quoted again ('Sam told me
+    that Isabella said: "I am ..."', not 'Sam told me: "Isabella told me: "I am ...""')."""
+    if (inner := passed_on(words)) is not None:
+        return f'{teller} told {hearer} that {inner[1]} said: "{_ended(inner[2])}"'
+    return f'{teller} told {hearer}: "{_ended(words)}"'
+
+
+def _ended(words: str) -> str:
+    """The words ending as a sentence does."""
+    words = words.strip()
+    return words if words.endswith((".", "!", "?")) else words + "."
+
+
 def said_words(text: str) -> str:
     """The words a line said ('X said to Y: "..."'), else the text itself."""
     return line[2] if (line := said_line(text)) else text
@@ -236,9 +275,7 @@ def plain_answer(persona: Persona, fact: str | None, situation: bool = False) ->
     names = [n for n in (persona.name, persona.name.split()[0] if persona.name else "") if n]
     if line := said_line(fact):  # a line said: who said it, in the first person
         speaker, listener, words = line
-        if speaker in names:
-            return f'I told {_as_me(listener, names)}: "{words}"'
-        return f'{speaker} told {_as_me(listener, names)}: "{words}"'
+        return retold("I" if speaker in names else speaker, _as_me(listener, names), words)
     fact = fact.strip().rstrip(".").split(", and ")[0]  # not a third-person afterthought
     for name in names:
         if fact.startswith(name + "'s "):

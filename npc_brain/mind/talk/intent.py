@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
-from npc_brain.mind.talk.answers import DONT_KNOW, key_terms, names_in, plain_answer
+from npc_brain.mind.talk.answers import DONT_KNOW, key_terms, names_in, plain_answer, retold
 from npc_brain.mind.talk.carry import spoken
 from npc_brain.persona import Persona
 
@@ -153,7 +153,7 @@ def plain_line(intent: Intent, speaker: Persona, listener_first: str, opener: bo
         text = DONT_KNOW if intent.kind == IntentKind.ANSWER else "Good to see you."
     elif memory.kind == MemoryKind.DIALOGUE and memory.source.kind == SourceKind.HEARD:
         teller = memory.description.split(" said to ", 1)[0]
-        text = f'{teller} told me: "{_sentence(ungreeted(spoken(memory)))}"'
+        text = retold(teller, "me", ungreeted(spoken(memory)))
     else:
         text = plain_answer(speaker, memory.description)
     return greeting + text
@@ -164,8 +164,3 @@ def ungreeted(text: str) -> str:
     passed on, the greeting is the wrong person's."""
     rest = _GREETING.sub("", text, count=1)
     return rest[:1].upper() + rest[1:] if rest else text
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."

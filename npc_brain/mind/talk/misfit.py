@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from npc_brain.mind.talk.answers import said_line
+from npc_brain.mind.talk.answers import passed_on, said_line
 
 # Function words of the languages the default model drifts into, none an English word.
 _FOREIGN_WORDS = (
@@ -98,7 +98,6 @@ _THEIR_DEED = re.compile(rf"\s+{_DOES}")
 _OUR_DEED = re.compile(rf"\b(?:I|[Ww]e)(?:\s+|(?=['’])){_DOES}")  # "I'm hosting", "we're"
 _YOUR_DEED = re.compile(rf"\b[Yy]ou(?:\s+|(?=['’])){_DOES}")  # "you're having a party"
 _SUBJECT_VERBS = frozenset(("has", "had", "says", "said", "wants", "told", "thinks"))
-_RETOLD = re.compile(r'^(?:(?:Hi|Hello|Hey) [^,!]+[,!] )?([^":]+?) told me: "(.*)"?$', re.DOTALL)
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
 _LOANS = "café cafés fiancé fiancée résumé naïve déjà piñata jalapeño"
 _ENGLISH_LOANS = frozenset(_LOANS.split())
@@ -224,12 +223,24 @@ def borrowed(text: str, cast: Cast) -> str | None:
     anyone but Sam): the same verb, and two of the words after it (all, if it has
     fewer); or it calls another's event its own, whatever the verb ('I'm excited to
     celebrate my new mayor election', said by Klaus). Or it says so of its listener
-    ("I'm so glad you're having a Valentine's Day party", said by its host to Eddy)."""
+    ("I'm so glad you're having a Valentine's Day party", said by its host to Eddy), or
+    of anyone it names ("Eddy Lin is having a Valentine's Day party", said by its host
+    to Eddy in the 10-agent day, and retold as Eddy's party)."""
     if claimed := _given(text, cast, cast.speaker, _OUR_DEED, ("my", "our")):
         return f"claims {claimed}"
     if cast.listener and (lent := _given(text, cast, cast.listener, _YOUR_DEED, ("your",))):
         return f"gives {cast.listener} {lent}"
+    for person in sorted(cast.people - {cast.speaker}):
+        if lent := _given_doing(text, cast, person, _named_deed(person)):
+            return f"gives {person} {lent}"
     return None
+
+
+def _named_deed(person: str) -> re.Pattern[str]:
+    """A doing said of `person` by full or first name ("Eddy Lin is having", "Eddy will
+    host"); not of a possessive ("Eddy's sister is")."""
+    names = [re.escape(person)] + [re.escape(w) for w in person.split()[:1] if w != person]
+    return re.compile(rf"\b(?:{'|'.join(names)})(?!['’]s\b)(?:\s+){_DOES}")
 
 
 def _given(
@@ -326,10 +337,11 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
 def said_deeds(who: str, words: str, people: Iterable[str]) -> list[Deed]:
     """The deeds a line tells of its speaker `who` ("I'm hosting", "we're planning", "my
     campaign": an event it calls its own), or,
-    when it passes on what a person of the town told it ('Isabella Rodriguez told me:
-    "I am throwing a party"'), of that person."""
-    if (retold := _RETOLD.match(words)) and retold.group(1) in set(people):
-        return said_deeds(retold.group(1), retold.group(2), people)
+    when it passes on what a person of the town said ('Isabella Rodriguez told me: "I
+    am throwing a party"', 'Sam told me that Isabella Rodriguez said: "..."'), of that
+    person."""
+    if (line := passed_on(words)) and line[1] in set(people):
+        return said_deeds(line[1], line[2], people)
     deeds = [Deed(who, _verb(m), _words(m.group(3))) for m in _OUR_DEED.finditer(words)]
     events = owned_events(words)  # "planning my new mayor election": the speaker's event
     return deeds + ([Deed(who, "host", frozenset(events))] if events else [])

@@ -33,6 +33,7 @@ from npc_brain.mind.talk.answers import (
     adds_to,
     broken,
     degenerate,
+    denies,
     grounded,
     key_terms,
     left_out,
@@ -252,7 +253,8 @@ class Replies:
         facts, the question nor the persona name, and resting on one of the three most
         relevant facts (or, with none, honest, or taking up the situation asked about);
         about news, naming everyone the best fact's words name (the agent aside: "Eddy
-        Lin is running for mayor" from a line saying Sam Moore is). `asked`: the
+        Lin is running for mayor" from a line saying Sam Moore is) and denying none
+        ("no one has been running for mayor", said by the candidate). `asked`: the
         situation asked to react to ('' if none), and what was known."""
         settings = self._f.settings
         situation, known = asked
@@ -265,6 +267,8 @@ class Replies:
                 problem = f"names {', '.join(strangers)}, whom no fact names"
             if problem is None and news and (left := left_out(text, facts[0], people)):
                 problem = f"leaves out {', '.join(left)}, whom the news is about"
+            if problem is None and news and denies(text):
+                problem = "denies the news it holds"
             if problem is None and not await self._rests_on(text, facts, situation, known):
                 problem = "names none of the facts"
             if problem is None:
