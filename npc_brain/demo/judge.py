@@ -102,7 +102,8 @@ def judge(
         if origin:  # the words' speaker is their origin; the teller passed them on
             rest = {a: n for a, n in people.items() if n not in (teller, origin)}
             words = retold.group(3) + retold.group(4)
-            return judge(words, seed, rest, places, origin, (*set_aside, teller, origin))
+            named = (*set_aside, speaker, teller, origin)  # the answerer is named too
+            return judge(words, seed, rest, places, origin, named)
     if (told := _TOLD.match(answer.strip())) and (listener := _who(told.group(1), people)):
         origin = _who(told.group(2), people) if told.group(2) else ""
         rest = {a: n for a, n in people.items() if n not in (listener, origin)}

@@ -134,5 +134,7 @@ def test_a_teller_named_the_host_in_its_own_line_is_a_wrong_host() -> None:
     )
     verdict = judge(answer, PARTY, people, PLACES, "John Lin")
     assert verdict.wrong == ("host",) and not verdict.knows
+    heard = 'Isabella told me: "Eddy Lin is having a party at Hobbs Cafe."'  # Eddy's answer
+    assert judge(heard, PARTY, PEOPLE, PLACES, "Eddy Lin").wrong == ("host",)
     named = "Eddy Lin told me: \"Hi John, it's Eddy Lin. There's a party at Hobbs Cafe.\""
     assert judge(named, PARTY, people, PLACES, "John Lin").wrong == ()  # named, not a host
