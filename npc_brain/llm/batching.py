@@ -14,7 +14,8 @@ generates, the others generate beside it, and no other prompt is read until it e
 Prompt prefixes stay evaluated: a call takes the free slot whose sequence shares most
 with its prompt, or starts from the longest prefix another sequence holds (its stream
 copied), or from a saved sequence state (prompt_cache.py: prefixes ending at the
-prompt's boundaries, saved the second time they are read), whichever holds most.
+prompt's boundaries, saved the second time they are read, the first boundary the first
+time), whichever holds most.
 
 Answers equal a lone LlamaChat's, to the bit: a prompt is read in the chunks LlamaChat
 reads it in (64 tokens, stopping at its boundaries, the last token alone), each chunk
@@ -412,9 +413,11 @@ class BatchedLlamaChat:
         call.events.put(("done", truncated))
 
     def _save_prefix(self, call: Call) -> None:
-        """Saves the slot's sequence if it ends at a boundary and was read there before."""
+        """Saves the slot's sequence if it ends at a boundary read there before, or at
+        its first boundary (PromptStates.worth_saving)."""
         read = len(call.slot.tokens)
-        if read not in call.ends or not self._states.worth_saving(tuple(call.prompt[:read])):
+        first = read == call.ends[0] if call.ends else False
+        if read not in call.ends or not self._states.worth_saving(tuple(call.prompt[:read]), first):
             return
         ctx, seq = self._ctx.ctx, call.slot.seq_id
         size = llama_cpp.llama_state_seq_get_size(ctx, seq)

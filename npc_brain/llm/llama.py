@@ -260,7 +260,10 @@ class LlamaChat:
         stats.prompt_tokens += len(tokens)
         stats.reused_tokens += start
         todo = [end for end in ends if end > start]
-        keep = max((e for e in todo if self._states.worth_saving(tuple(tokens[:e]))), default=0)
+        keep = max(
+            (e for e in todo if self._states.worth_saving(tuple(tokens[:e]), e == ends[0])),
+            default=0,
+        )
         for end in [*todo, len(tokens) - 1]:
             while llama.n_tokens < end:
                 llama.eval(tokens[llama.n_tokens : min(end, llama.n_tokens + PROMPT_CHUNK_TOKENS)])

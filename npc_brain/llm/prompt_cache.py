@@ -14,7 +14,9 @@ the same splits. So the numbers the model sees do not depend on what was cached 
 same seed and inputs, same answer.
 
 A prefix is stored the second time it is evaluated (one-off prefixes never take room),
-and states go least recently used first when `capacity_bytes` would be exceeded.
+but a prompt's first boundary, the agent's persona, the first time (every call of the
+agent repeats it); states go least recently used first when `capacity_bytes` would be
+exceeded.
 """
 
 from __future__ import annotations
@@ -71,8 +73,10 @@ class PromptStates:
                 return state
         return None
 
-    def worth_saving(self, prefix: tuple[int, ...]) -> bool:
-        """Whether this prefix was evaluated before (and is not stored yet); notes it."""
+    def worth_saving(self, prefix: tuple[int, ...], first: bool = False) -> bool:
+        """Whether this prefix (not stored yet) was evaluated before, or is `first`, a
+        prompt's first boundary: the persona, which every call of the agent repeats
+        (saved at once, it spares the second evaluation); notes it."""
         if not self.capacity_bytes or prefix in self._states:
             return False
         seen = prefix in self._seen
@@ -80,7 +84,7 @@ class PromptStates:
         self._seen.move_to_end(prefix)
         while len(self._seen) > SIGHTINGS:
             self._seen.popitem(last=False)
-        return seen
+        return seen or first
 
     def put(self, state: SavedState) -> None:
         if len(state.data) > self.capacity_bytes:

@@ -73,14 +73,18 @@ def test_deepest_state_must_match_prefix_and_splits() -> None:
     assert states.deepest(other, [5, 12]) is None
 
 
-def test_a_prefix_is_worth_saving_the_second_time_only() -> None:
+def test_a_prefix_is_worth_saving_the_second_time_or_the_first_as_a_persona() -> None:
     states = PromptStates(1000)
-    prefix = (1, 2, 3)
+    prefix, persona = (1, 2, 3), (7, 8)
     assert not states.worth_saving(prefix)
     assert states.worth_saving(prefix)
     states.put(state(prefix, (3,), 10))
     assert not states.worth_saving(prefix)  # stored already
     assert not PromptStates(0).worth_saving(prefix) and not PromptStates(0).worth_saving(prefix)
+    assert states.worth_saving(persona, first=True)  # a prompt's first boundary: at once
+    states.put(state(persona, (2,), 10))
+    assert not states.worth_saving(persona, first=True)
+    assert not PromptStates(0).worth_saving(persona, first=True)
 
 
 def test_least_recently_used_states_leave_past_the_byte_budget() -> None:
