@@ -20,6 +20,8 @@ from npc_brain.demo.simulation import INTERVIEWER, stamp
 from npc_brain.demo.writing import REPORT_JSON, read_report
 from npc_brain.v1 import brain_pb2 as pb
 
+DEFAULT_SEED = 1234  # the demo's
+
 
 def interview(
     agent_id: str,
@@ -29,13 +31,16 @@ def interview(
     server: str | None = None,
     world_id: str | None = None,
     at: str | None = None,
-    seed: int = 1234,
+    seed: int | None = None,
     stdout: TextIO = sys.stdout,
 ) -> str:
-    """Streams the agent's answer to `stdout` and returns it.
+    """Streams the agent's answer to `stdout` and returns it. A reply is streamed as it
+    is drawn and checked after (mind/talk/reply.py); when the checks refused the draft,
+    the answer said instead follows it.
 
     Without `server`, a server is started on the data a demo run left in `out`, with that
-    run's model, world and end time (`world_id` and `at` override them).
+    run's model, world, end time and seed, so it answers as the run's own interview did
+    (`world_id`, `at` and `seed` override them).
     """
     model: Path | None = None
     if server is None or at is None or world_id is None:
@@ -46,6 +51,7 @@ def interview(
         config = read_report(out)["config"]
         world_id = world_id or config["world_id"]
         at = at or config["end"]
+        seed = int(config.get("seed", DEFAULT_SEED)) if seed is None else seed
         if config["model"] != DEFAULT_CHAT_MODEL and server is None:
             model = Path(config["model"])
     assert world_id is not None and at is not None
@@ -59,22 +65,27 @@ def interview(
     )
     with ExitStack() as stack:
         if server is None:
-            child = ChildServer(out / DATA_DIR, out / "interview.log", seed=seed, chat_model=model)
+            log = out / "interview.log"
+            seed = DEFAULT_SEED if seed is None else seed
+            child = ChildServer(out / DATA_DIR, log, seed=seed, chat_model=model)
             stack.enter_context(child)
             server = child.address
         channel, stub = connect(server)
         stack.callback(channel.close)
-        answer = ""
+        answer = streamed = ""
         try:
             events: Iterator[pb.ConverseEvent] = stub.Converse(request)
             for event in events:
                 if event.HasField("final"):
                     answer = event.final.text
                 else:
+                    streamed += event.token
                     print(event.token, end="", file=stdout, flush=True)
         except grpc.RpcError as error:
             raise DemoError(
                 f"the server answered {error.code().name}: {error.details()}"
             ) from error
         print(file=stdout)
+        if answer.strip() != streamed.strip():
+            print(f"(refused by the checks; said instead:) {answer}", file=stdout)
     return answer

@@ -43,7 +43,8 @@ _YOU_HOST = re.compile(
 _FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
 # The answering agent says it hosts (or runs) the seed's event itself.
 _HOSTING = re.compile(
-    r"\bI(?:'m| am| will be|'ll be)\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
+    r"\bI(?:'m| am| will be|'ll be|(?:'m| am) the one (?:who|that)(?:'s| is| will be|'ll be))"
+    r"\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
     r"organi[sz]ing|giving|planning (?:a|the|my)|running for)\b",
     re.IGNORECASE,
 )

@@ -111,6 +111,8 @@ def test_a_host_speaking_of_itself_names_the_host() -> None:
     assert host.right == ("host", "place") and host.knows
     guest = judge("I'll be hosting a party at Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Eddy Lin")
     assert guest.right == ("place",) and guest.wrong == ("host",)
+    the_one = "I'm the one who's throwing a party at Hobbs Cafe."  # Sam, in the 10-agent day
+    assert judge(the_one, PARTY, PEOPLE, PLACES, "Sam Moore").wrong == ("host",)
     going = judge("I'm going to the party at Hobbs Cafe.", PARTY, PEOPLE, PLACES, "Eddy Lin")
     assert going.right == ("place",) and not going.wrong
     klaus = "Klaus Mueller"  # said in the default demo, whatever the verb

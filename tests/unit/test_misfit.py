@@ -179,6 +179,9 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     )
     assert misfit("I'm running for mayor!", eddy) == "claims Sam Moore's doing (run mayor)"
     assert misfit("I will run for mayor.", eddy) == "claims Sam Moore's doing (run mayor)"
+    the_one = "I'm the one who's throwing a party at Hobbs Cafe."  # Sam, in the 10-agent day
+    assert misfit(the_one, eddy) == "claims Isabella Rodriguez's doing (host cafe hobbs party)"
+    assert misfit("I'm the one who is going to the party at Hobbs Cafe.", eddy) is None
     assert misfit("I will come to the party at Hobbs Cafe.", eddy) is None
     # however the doing is worded: she throws the party, he says he hosts it
     told = 'Isabella Rodriguez said to Sam Moore: "I am throwing a party at Hobbs Cafe."'

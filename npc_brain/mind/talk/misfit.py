@@ -91,11 +91,13 @@ _CALENDAR_WORDS = (
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())
 _MONTHS = "|".join(_CALENDAR_WORDS.split()[7:])
 _DATED = re.compile(rf"\b(?:{_MONTHS})\s+(\d{{1,2}})\b", re.IGNORECASE)
-_BE = r"(?:is|are|was|were|will be|['’]ll be|am|['’]m|['’]re)"
+_BE = r"(?:is|are|was|were|will be|['’]ll be|am|['’]m|['’]re|['’]s)"
 _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
 _DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
 _THEIR_DEED = re.compile(rf"\s+{_DOES}")
-_OUR_DEED = re.compile(rf"\b(?:I|[Ww]e)(?:\s+|(?=['’])){_DOES}")  # "I'm hosting", "we're"
+# "I'm hosting", "we're planning", "I'm the one who's throwing"
+_THE_ONE = r"(?:\s*(?:['’]m|am|['’]re|are) the ones? (?:who|that))?"
+_OUR_DEED = re.compile(rf"\b(?:I|[Ww]e){_THE_ONE}(?:\s+|(?=['’])){_DOES}")
 _YOUR_DEED = re.compile(rf"\b[Yy]ou(?:\s+|(?=['’])){_DOES}")  # "you're having a party"
 _SUBJECT_VERBS = frozenset(("has", "had", "says", "said", "wants", "told", "thinks"))
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
