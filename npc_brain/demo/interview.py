@@ -65,9 +65,8 @@ def interview(
     )
     with ExitStack() as stack:
         if server is None:
-            log = out / "interview.log"
-            seed = DEFAULT_SEED if seed is None else seed
-            child = ChildServer(out / DATA_DIR, log, seed=seed, chat_model=model)
+            assert seed is not None  # the run's, read with its report above
+            child = ChildServer(out / DATA_DIR, out / "interview.log", seed=seed, chat_model=model)
             stack.enter_context(child)
             server = child.address
         channel, stub = connect(server)

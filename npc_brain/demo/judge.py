@@ -34,24 +34,31 @@ _RETOLD = re.compile(
 )
 # A line the agent said: 'I told Mei Lin: "..."'; Mei is its listener.
 _TOLD = re.compile(rf'^I told ({_NAME})(?: that ({_NAME}) said)?:? "(.*)"(.*)$', re.S)
+
+
+def _hosts(owner: str) -> str:
+    """The verb of one who hosts (or runs) an event, after its adverb: 'throwing',
+    'running for', 'planning a/the/<owner>' ('my' for "I", 'your' for "you")."""
+    return (
+        r"\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|organi[sz]ing|giving|"
+        rf"planning (?:a|the|{owner})|running for)\b"
+    )
+
+
 # ... and says its listener hosts: "you're running for mayor", "your party".
 _YOU_HOST = re.compile(
-    r"\byou(?:'re| are| will be|'ll be)\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
-    r"organi[sz]ing|giving|planning (?:a|the|your)|running for)\b|\byour (?:\w+ )?party\b",
+    rf"\byou(?:'re| are| will be|'ll be){_hosts('your')}|\byour (?:\w+ )?party\b",
     re.IGNORECASE,
 )
 _FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
 # The answering agent says it hosts (or runs) the seed's event itself.
 _HOSTING = re.compile(
     r"\bI(?:'m| am| will be|'ll be|(?:'m| am) the one (?:who|that)(?:'s| is| will be|'ll be))"
-    r"\s+(?:\w+ly\s+)?(?:hosting|throwing|holding|"
-    r"organi[sz]ing|giving|planning (?:a|the|my)|running for)\b",
+    + _hosts("my"),
     re.IGNORECASE,
 )
-_HOSTS = (
-    r"(?:is|was|will be|'s|'ll be)\s+(?:\w+ly\s+)?(?:having|hosting|throwing|holding|"
-    r"organi[sz]ing|giving|planning (?:a|the|his|her)|running for)\b"
-)
+# ... or someone named does: "Eddy Lin is having a party" ("having" said of them only).
+_HOSTS = rf"(?:is|was|will be|'s|'ll be)(?:{_hosts('his|her')}|\s+(?:\w+ly\s+)?having\b)"
 # ... or calls the event its own, whatever the verb: "celebrate my new mayor election";
 # not "my invitation to the party" nor "my friend's party".
 _MY_EVENT = re.compile(

@@ -416,15 +416,13 @@ class BatchedLlamaChat:
         """Saves the slot's sequence if it ends at a boundary read there before, or at
         its first boundary (PromptStates.worth_saving)."""
         read = len(call.slot.tokens)
-        first = read == call.ends[0] if call.ends else False
-        if read not in call.ends or not self._states.worth_saving(tuple(call.prompt[:read]), first):
+        prefix = tuple(call.prompt[:read])
+        if read not in call.ends or not self._states.worth_saving(prefix, read == call.ends[0]):
             return
         ctx, seq = self._ctx.ctx, call.slot.seq_id
         size = llama_cpp.llama_state_seq_get_size(ctx, seq)
         buffer = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, seq)
         ends = tuple(e for e in call.ends if e <= read)
-        self._states.put(
-            SavedState(tuple(call.prompt[:read]), ends, ctypes.string_at(buffer, written))
-        )
+        self._states.put(SavedState(prefix, ends, ctypes.string_at(buffer, written)))
         self.prompt_cache_stats.saves += 1

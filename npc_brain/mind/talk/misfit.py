@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from npc_brain.mind.talk.answers import passed_on, said_line
 
@@ -238,11 +239,12 @@ def borrowed(text: str, cast: Cast) -> str | None:
     return None
 
 
+@lru_cache(maxsize=256)
 def _named_deed(person: str) -> re.Pattern[str]:
     """A doing said of `person` by full or first name ("Eddy Lin is having", "Eddy will
-    host"); not of a possessive ("Eddy's sister is")."""
+    host"), as _THEIR_DEED reads it after a name; not of a possessive ("Eddy's sister")."""
     names = [re.escape(person)] + [re.escape(w) for w in person.split()[:1] if w != person]
-    return re.compile(rf"\b(?:{'|'.join(names)})(?!['’]s\b)(?:\s+){_DOES}")
+    return re.compile(rf"\b(?:{'|'.join(names)})(?!['’]s\b){_THEIR_DEED.pattern}")
 
 
 def _given(
