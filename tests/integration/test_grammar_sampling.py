@@ -5,12 +5,12 @@ full-vocabulary masks than tokens."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from llama_cpp import Llama
 
+from npc_brain.config import DEFAULT_CHAT_MODEL, REPO_MODELS_DIR
 from npc_brain.llm.llama import _grammar, _Llama, load_llama
 from npc_brain.llm.sampling import GrammarCheckedSampler
 from npc_brain.mind.act.prompts import action_messages, action_schema
@@ -18,7 +18,7 @@ from npc_brain.mind.plan.prompts import day_plan_schema, steps_schema
 from npc_brain.mind.react.prompts import TALK_SCHEMA
 from npc_brain.persona import Persona
 
-MODEL = Path(__file__).resolve().parents[2] / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL = REPO_MODELS_DIR / DEFAULT_CHAT_MODEL
 PERSONA = Persona("Isabella Rodriguez", 34, "friendly", "runs Hobbs Cafe", "planning a party")
 PLACES = [
     "the Ville:Hobbs Cafe:cafe:counter",

