@@ -16,9 +16,12 @@ from npc_brain.mind.talk.answers import (
     broken,
     degenerate,
     denies,
+    echoes,
+    first_person,
     grounded,
     left_out,
     names_in,
+    on_it,
     plain_answer,
     unfounded,
 )
@@ -112,7 +115,8 @@ def test_plain_answers_speak_in_the_first_person() -> None:
     thrice = 'Sam Moore said to Isabella Rodriguez: "Eddy told me that Maria said: "Hi.""'
     assert plain_answer(ISABELLA, thrice) == 'Sam Moore told me that Maria said: "Hi."'
     assert plain_answer(ISABELLA, None) == DONT_KNOW
-    assert plain_answer(ISABELLA, None, situation=True) == ON_IT
+    burning = "Your breakfast is burning! What would you do?"
+    assert plain_answer(ISABELLA, None, situation=burning) == ON_IT.format("my breakfast")
     people = {"klaus": "Klaus Mueller", "maria": "Maria Lopez"}
     assert names_in("Have you seen Klaus today?", people) == ["klaus"]
 
@@ -318,7 +322,29 @@ def test_the_plain_reply_skips_a_fact_that_would_give_a_garbled_line() -> None:
     agent = AgentRecord("isabella", ISABELLA)
     garbled = "Maria Lopez said: Bienvenido Isabella, es la fiesta de la ciudad"
     cast = Cast.of(ISABELLA.name, "", ["Maria Lopez"], [garbled, PARTY])
-    assert plain_reply(agent, [garbled, PARTY], False, cast) == (
+    assert plain_reply(agent, [garbled, PARTY], "", cast) == (
         "I am throwing a Valentine's Day party at Hobbs Cafe on February 14."
     )
-    assert plain_reply(agent, [garbled], False, cast) == DONT_KNOW
+    assert plain_reply(agent, [garbled], "", cast) == DONT_KNOW
+
+
+def test_asked_what_it_would_do_an_agent_speaks_for_itself_and_sees_to_the_thing() -> None:
+    burning = "Your breakfast is burning! What would you do?"
+    # the Q8_0 weights' draws for it, each refused
+    assert not first_person("She would not eat any more")
+    assert not first_person("You should have asked me to.")
+    assert echoes("What would you do? You should have asked me to.", burning)
+    assert not echoes("I would turn off the stove.", burning)
+    assert first_person("I'd turn off the stove.") and first_person("Let's open a window!")
+    assert on_it(burning) == ON_IT.format("my breakfast")
+    assert on_it("There is a fire in the cafe!") == ON_IT.format("the fire")
+    assert on_it("There are some big dogs outside.") == ON_IT.format("the big dogs")
+    assert on_it("A customer fainted at the counter.") == ON_IT.format("the customer")
+    assert on_it("Smoke is coming from the kitchen") == ON_IT.format("the smoke")
+    assert on_it("Klaus is hurt!", ["Klaus Mueller"]) == ON_IT.format("Klaus")
+    assert on_it("It is raining. What now?") == on_it("") == ON_IT.format("it")
+    # a fact that shares no word with the situation is no answer to it
+    agent = AgentRecord("isabella", ISABELLA)
+    fire = "There is a fire in the cafe! What do you do?"
+    cast = Cast.of(ISABELLA.name, "", PEOPLE, [PARTY])
+    assert plain_reply(agent, [PARTY], fire, cast) == ON_IT.format("the fire")

@@ -11,7 +11,7 @@ the best fact. Every function here is pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from npc_brain.mind.prompts import imperative
 from npc_brain.persona import Persona
@@ -69,7 +69,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
     ),
 }
 DONT_KNOW = "I'm not sure, I don't know anything about that."
-ON_IT = "I'd stop what I'm doing and see to it right away."  # a situation, no usable draw
+ON_IT = "I'd stop what I'm doing and see to {} right away."  # a situation, no usable draw
 MAX_FACT_CHARS = 200
 _STOPWORDS = (
     "a an the and or but if of to in on at by for with from about into over is are was "
@@ -218,6 +218,28 @@ def left_out(text: str, news: str, people: Sequence[str]) -> list[str]:
     return [name for name in names_in(said_words(news), by_name) if name not in named]
 
 
+_FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|we|we'[a-z]+|let's)\b", re.I)
+_SENTENCE = re.compile(r"[^.!?]+[.!?]?")
+
+
+def first_person(text: str) -> bool:
+    """Whether a line has its speaker for a subject ("I'd put the fire out", "Let's
+    ..."): asked what it would do, an agent answering "She would not eat any more" talks
+    of someone else, and "You should have asked me to" of the one who asked."""
+    return _FIRST_PERSON.search(text.replace("’", "'")) is not None
+
+
+def echoes(text: str, question: str) -> bool:
+    """Whether a reply repeats a sentence of three words or more of the question ("What
+    would you do? You should have asked me to.", to "... What would you do?")."""
+    said = " ".join(_WORD.findall(text.lower()))
+    for sentence in _SENTENCE.findall(question):
+        words = _WORD.findall(sentence.lower())
+        if len(words) >= 3 and f" {' '.join(words)} " in f" {said} ":
+            return True
+    return False
+
+
 def adds_to(text: str, situation: str, known: str = "") -> bool:
     """Whether a reply to a situation says something of its own: a content word the
     situation (and what was `known`) did not hold, and no number it did not give."""
@@ -261,17 +283,54 @@ def said_words(text: str) -> str:
     return line[2] if (line := said_line(text)) else text
 
 
+_THERE_IS = re.compile(
+    r"^\s*there(?: is|'s| are| was| were) (?:(a|an|some) )?(\w+)(?: (\w+))?", re.I
+)
+_SUBJECT = re.compile(
+    r"^\s*(?:(your|my|the|a|an|this|that|some) )?(\w+)(?: (\w+))?? "
+    r"(?:is|are|was|were|has|have|had|just|\w+ed)\b",
+    re.I,
+)
+_NOT_A_NOUN = frozenset(("in", "at", "on", "near", "by", "to", "from", "with", "and", "of"))
+_MINE = {"your": "my", "my": "your"}
+
+
+def on_it(situation: str, people: Collection[str] = ()) -> str:
+    """That the agent would see to what a situation is about, the answer when no draw is
+    usable: 'Your breakfast is burning!' -> "I'd stop what I'm doing and see to my
+    breakfast right away."; 'There is a fire in the cafe!' -> '... the fire ...'; 'Klaus
+    is hurt' -> '... Klaus ...' (one of `people`, full names); 'It is raining' (or
+    nothing to name) -> '... it ...'."""
+    first = re.split(r"[.!?]", situation.strip(), maxsplit=1)[0]
+    found = _THERE_IS.match(first) or _SUBJECT.match(first)
+    thing = "it"
+    if found is not None:
+        article, noun, more = found.groups()
+        words = [noun, *([more] if more and more.lower() not in _NOT_A_NOUN else [])]
+        phrase = " ".join(words)
+        if noun.lower() not in ("it", "you", "i", "we", "they", "he", "she", "this", "that"):
+            known = {part for name in people for part in (name, *name.split())}
+            named = article is None and noun in known and found.re is _SUBJECT
+            owner = _MINE.get((article or "").lower(), "" if named else "the")
+            phrase = phrase if named else phrase[0].lower() + phrase[1:]
+            thing = f"{owner} {phrase}".strip()
+    return ON_IT.format(thing)
+
+
 def _numbers(text: str) -> set[str]:
     return {w for w in _WORD.findall(text) if w.isdigit()}
 
 
-def plain_answer(persona: Persona, fact: str | None, situation: bool = False) -> str:
+def plain_answer(
+    persona: Persona, fact: str | None, situation: str = "", people: Collection[str] = ()
+) -> str:
     """A plain first-person sentence from a fact ('Isabella Rodriguez is planning a
     party' -> 'I am planning a party.'; 'Isabella is Maria Lopez's boss', said by Maria
     -> 'As far as I know, Isabella is my boss.'); with none, an honest 'I don't know',
-    or, asked to react to a `situation`, that the agent would see to it."""
+    or, asked to react to a `situation`, that the agent would see to what it is about
+    (on_it, which names `people` as people)."""
     if not fact:
-        return ON_IT if situation else DONT_KNOW
+        return on_it(situation, people) if situation else DONT_KNOW
     names = [n for n in (persona.name, persona.name.split()[0] if persona.name else "") if n]
     if line := said_line(fact):  # a line said: who said it, in the first person
         speaker, listener, words = line

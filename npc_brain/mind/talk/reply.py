@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Sequence, Set
 from functools import partial
 from typing import Any
@@ -34,6 +35,8 @@ from npc_brain.mind.talk.answers import (
     broken,
     degenerate,
     denies,
+    echoes,
+    first_person,
     grounded,
     key_terms,
     left_out,
@@ -120,7 +123,14 @@ class Replies:
             texts += world.store.places(agent.agent_id)
             cast = Cast.of(agent.persona.name, speaker_name, world.people(), texts)
             text = await self._checked(
-                world, agent, messages, answer.text, facts, (situation, known), cast, topic
+                world,
+                agent,
+                messages,
+                answer.text,
+                facts,
+                (situation, known, utterance),
+                cast,
+                topic,
             )
         text = await self._news.vetted(
             world, agent, speaker_id, utterance, text or "...", interview
@@ -243,32 +253,38 @@ class Replies:
         messages: list[Message],
         text: str,
         facts: list[str],
-        asked: tuple[str, str],
+        asked: tuple[str, str, str],
         cast: Cast,
         topic: str,
     ) -> str:
         """The reply if it is usable; else a redraw that is; else the plain answer.
         Usable: not degenerate, fitting the town (misfit: English, in the agent's own
-        part, naming only what `cast` knows), naming no one of the town whom neither the
-        facts, the question nor the persona name, and resting on one of the three most
-        relevant facts (or, with none, honest, or taking up the situation asked about);
-        about news, naming everyone the best fact's words name (the agent aside: "Eddy
-        Lin is running for mayor" from a line saying Sam Moore is) and denying none
-        ("no one has been running for mayor", said by the candidate). `asked`: the
-        situation asked to react to ('' if none), and what was known."""
+        part, naming only what `cast` knows), not repeating the question, naming no one
+        of the town whom neither the facts, the question nor the persona name, and
+        resting on one of the three most relevant facts (or, with none, honest, or
+        taking up the situation asked about); about news, naming everyone the best
+        fact's words name (the agent aside: "Eddy Lin is running for mayor" from a line
+        saying Sam Moore is) and denying none ("no one has been running for mayor", said
+        by the candidate); asked what it would do in a situation, speaking for itself
+        ("She would not eat any more" does not, to "... What would you do?"). `asked`:
+        the situation asked to react to ('' if none), what was known, and the question."""
         settings = self._f.settings
-        situation, known = asked
+        situation, known, question = asked
         people = [p for p in cast.people if p not in (cast.listener, cast.speaker)]
         at_hand = [*facts, known, agent.persona.describe()]
         news = topic == "news" and bool(facts)
         for attempt in range(REDRAWS + 1):
             problem = degenerate(text, agent.persona) or misfit(text, cast)
+            if problem is None and echoes(text, question):
+                problem = "repeats the question"
             if problem is None and (strangers := unfounded(text, at_hand, people)):
                 problem = f"names {', '.join(strangers)}, whom no fact names"
             if problem is None and news and (left := left_out(text, facts[0], people)):
                 problem = f"leaves out {', '.join(left)}, whom the news is about"
             if problem is None and news and denies(text):
                 problem = "denies the news it holds"
+            if problem is None and situation and _asks_you(question) and not first_person(text):
+                problem = "not in the first person, asked what it would do"
             if problem is None and not await self._rests_on(text, facts, situation, known):
                 problem = "names none of the facts"
             if problem is None:
@@ -279,7 +295,7 @@ class Replies:
             seed = settings.seed + attempt + 1
             again = await self._draw(world, agent, messages, seed, lambda _: None)
             text = again.text
-        return plain_reply(agent, facts, bool(situation), cast)
+        return plain_reply(agent, facts, situation, cast)
 
     async def _rests_on(self, text: str, facts: list[str], situation: str, known: str) -> bool:
         """Grounded in the three best facts (answers.grounded), or, with none, about the
@@ -346,14 +362,16 @@ class Replies:
             listening = False
 
 
-def plain_reply(agent: AgentRecord, facts: Sequence[str], situation: bool, cast: Cast) -> str:
+def plain_reply(agent: AgentRecord, facts: Sequence[str], situation: str, cast: Cast) -> str:
     """The plain answer from the first of the three best facts that gives a usable line
-    (a fact may quote a garbled line), else the honest one without a fact."""
-    for fact in facts[:3]:
-        text = plain_answer(agent.persona, fact, situation)
+    (a fact may quote a garbled line), else the honest one without a fact. Asked to
+    react to a `situation`, that the agent would see to it (answers.on_it): a fact is no
+    reaction (the day's plan was the answer to "There is a fire in the cafe!")."""
+    for fact in [] if situation else facts[:3]:
+        text = plain_answer(agent.persona, fact)
         if not (broken(text) or misfit(text, cast)):
             return text
-    return plain_answer(agent.persona, None, situation)
+    return plain_answer(agent.persona, None, situation, cast.people)
 
 
 def _persona_facts(agent: AgentRecord) -> list[str]:
@@ -383,6 +401,11 @@ def _touches(question: str, facts: Sequence[str]) -> bool:
     asked = key_terms(question) - _GENERIC
     held = set().union(*(key_terms(f) for f in facts)) if facts else set()
     return bool(facts) and (not asked or bool(asked & held))
+
+
+def _asks_you(question: str) -> bool:
+    """Whether a question asks the agent itself ("What would you do?")."""
+    return re.search(r"\byou\b", question, re.I) is not None
 
 
 def _close_queue(pieces: asyncio.Queue[str | None]) -> Callable[[asyncio.Future[Any]], None]:
