@@ -14,10 +14,17 @@ TokenSink = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message; the backend renders it with the model's own chat template."""
+    """One chat message; the backend renders it with the model's own chat template.
+
+    `lasting`, read on a prompt's first message: how many of its leading paragraphs
+    (blank-line separated) the next calls will repeat; a backend that keeps evaluated
+    prefixes (llm/prompt_cache.py) keeps them the first time they are read instead of
+    the second. 1: the persona, which every call of an agent repeats; a conversation
+    turn's also holds its instructions and the memories the conversation started with."""
 
     role: Literal["system", "user", "assistant"]
     content: str
+    lasting: int = 1
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ class Call:
     urgent: bool
     ends: tuple[int, ...]  # the prompt's boundaries: where reading stops and may resume
     exact: bool = False  # resume from all the slot holds of the prompt (an option walk)
+    # the boundaries saved the first time they are read (prompt_cache.lasting_ends)
+    keep: frozenset[int] = frozenset()
     events: queue.SimpleQueue[tuple[str, Any]] = field(default_factory=queue.SimpleQueue)
     started: bool = False
     next_token: int | None = None  # sampled, to be evaluated at the next step

@@ -14,8 +14,8 @@ generates, the others generate beside it, and no other prompt is read until it e
 Prompt prefixes stay evaluated: a call takes the free slot whose sequence shares most
 with its prompt, or starts from the longest prefix another sequence holds (its stream
 copied), or from a saved sequence state (prompt_cache.py: prefixes ending at the
-prompt's boundaries, saved the second time they are read, the first boundary the first
-time), whichever holds most.
+prompt's boundaries, saved the second time they are read, where its lasting part ends
+the first time), whichever holds most.
 
 Answers equal a lone LlamaChat's, to the bit: a prompt is read in the chunks LlamaChat
 reads it in (64 tokens, stopping at its boundaries, the last token alone), each chunk
@@ -49,6 +49,7 @@ from npc_brain.llm.llama import (
     _chat_template,
     _check_no_prefixes,
     _grammar,
+    _lasting,
     _require_file,
     _special_texts,
     _threads,
@@ -60,6 +61,7 @@ from npc_brain.llm.prompt_cache import (
     PromptStates,
     SavedState,
     common_prefix,
+    lasting_ends,
     prompt_boundaries,
 )
 from npc_brain.llm.sampling import GrammarCheckedSampler
@@ -147,10 +149,11 @@ class BatchedLlamaChat:
         rendered = template(messages=dicts)
         tokens = self._tokenize(rendered.prompt, not rendered.added_special)
         ends = self._ends(tokens, rendered.prompt, dicts, not rendered.added_special)
+        keep = lasting_ends(ends, _lasting(messages))
         sampler = self._sampler(temperature, self._seed if seed is None else seed, grammar)
         pieces: list[str] = []
         with self._slot(tokens) as slot:
-            call = self._start(slot, tokens, sampler, max_tokens, ends)
+            call = self._start(slot, tokens, sampler, max_tokens, ends, keep=keep)
             while True:
                 kind, value = call.events.get()
                 if kind == "piece":
@@ -174,10 +177,12 @@ class BatchedLlamaChat:
         rendered = template(messages=dicts).prompt + answer_prefix
         prompt = self._tokenize(rendered, True)
         ends = self._ends(prompt, rendered, dicts, True)
+        keep = lasting_ends(ends, _lasting(messages))
         with self._slot(prompt) as slot:
 
             def logits_after(tokens: list[int]) -> NDArray[np.float32]:
-                call = self._start(slot, tokens, None, 0, ends, exact=tokens is not prompt)
+                exact = tokens is not prompt
+                call = self._start(slot, tokens, None, 0, ends, exact=exact, keep=keep)
                 kind, value = call.events.get()
                 if kind == "error":
                     raise value
@@ -265,9 +270,10 @@ class BatchedLlamaChat:
         ends: tuple[int, ...],
         *,
         exact: bool = False,
+        keep: frozenset[int] = frozenset(),
     ) -> Call:
         urgent = self.is_urgent is not None and self.is_urgent()
-        call = Call(slot, tokens, sampler, max_tokens, urgent, ends, exact)
+        call = Call(slot, tokens, sampler, max_tokens, urgent, ends, exact, keep)
         with self._lock:
             if self._closed:
                 raise RuntimeError("the chat model is closed")
@@ -413,11 +419,11 @@ class BatchedLlamaChat:
         call.events.put(("done", truncated))
 
     def _save_prefix(self, call: Call) -> None:
-        """Saves the slot's sequence if it ends at a boundary read there before, or at
-        its first boundary (PromptStates.worth_saving)."""
+        """Saves the slot's sequence if it ends at a boundary read there before, or where
+        the prompt's lasting part ends (PromptStates.worth_saving)."""
         read = len(call.slot.tokens)
         prefix = tuple(call.prompt[:read])
-        if read not in call.ends or not self._states.worth_saving(prefix, read == call.ends[0]):
+        if read not in call.ends or not self._states.worth_saving(prefix, read in call.keep):
             return
         ctx, seq = self._ctx.ctx, call.slot.seq_id
         size = llama_cpp.llama_state_seq_get_size(ctx, seq)

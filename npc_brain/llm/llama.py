@@ -36,6 +36,7 @@ from npc_brain.llm.prompt_cache import (
     PromptCacheStats,
     PromptStates,
     SavedState,
+    lasting_ends,
     prompt_boundaries,
 )
 from npc_brain.llm.sampling import GrammarCheckedSampler
@@ -172,7 +173,7 @@ class LlamaChat:
             rendered = template(messages=dicts)
             add_bos = not rendered.added_special
             tokens = self._tokenize(rendered.prompt, add_bos)
-            self._resume(tokens, rendered.prompt, dicts, add_bos)
+            self._resume(tokens, rendered.prompt, dicts, add_bos, _lasting(messages))
             chunks = llama.create_chat_completion(
                 messages=dicts,
                 max_tokens=max_tokens,
@@ -217,7 +218,7 @@ class LlamaChat:
             template: Any = self._template
             rendered = template(messages=dicts).prompt + answer_prefix
             prompt = self._tokenize(rendered, True)
-            self._resume(prompt, rendered, dicts, True)
+            self._resume(prompt, rendered, dicts, True, _lasting(messages))
             probabilities, evaluations = trie_probabilities(encoded, prompt, self._logits_after)
         return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
 
@@ -231,11 +232,18 @@ class LlamaChat:
         return tokens
 
     def _resume(
-        self, tokens: list[int], prompt: str, dicts: Sequence[Mapping[str, str]], add_bos: bool
+        self,
+        tokens: list[int],
+        prompt: str,
+        dicts: Sequence[Mapping[str, str]],
+        add_bos: bool,
+        lasting: int,
     ) -> None:
         """Leaves the context holding the prompt but its last token, evaluated split at its
         boundaries: from the live context or a saved state where they fit, evaluating
-        only the rest (and saving a state where a prefix repeats), in chunks of
+        only the rest (saving a state at the deepest boundary read before, and at the
+        persona's end and the prompt's lasting part's: prompt_cache.lasting_ends), in
+        chunks of
         PROMPT_CHUNK_TOKENS between which a player's line may interrupt. Generation then
         evaluates the last token and samples."""
         llama: Any = self._llama
@@ -260,15 +268,14 @@ class LlamaChat:
         stats.prompt_tokens += len(tokens)
         stats.reused_tokens += start
         todo = [end for end in ends if end > start]
-        keep = max(
-            (e for e in todo if self._states.worth_saving(tuple(tokens[:e]), e == ends[0])),
-            default=0,
-        )
+        firsts = lasting_ends(ends, lasting)
+        worth = [e for e in todo if self._states.worth_saving(tuple(tokens[:e]), e in firsts)]
+        keep = {e for e in worth if e in firsts} | set(worth[-1:])  # and the deepest repeated
         for end in [*todo, len(tokens) - 1]:
             while llama.n_tokens < end:
                 llama.eval(tokens[llama.n_tokens : min(end, llama.n_tokens + PROMPT_CHUNK_TOKENS)])
                 self._let_urgent_calls_in()
-            if end == keep:
+            if end in keep:
                 self._save(tuple(tokens[:end]), tuple(ends[: ends.index(end) + 1]))
 
     def _let_urgent_calls_in(self) -> None:
@@ -329,6 +336,11 @@ class LlamaChat:
         llama.eval(tokens[llama.n_tokens :])
         row = llama._ctx.get_logits_ith(-1)
         return np.ctypeslib.as_array(row, shape=(llama.n_vocab(),)).copy()
+
+
+def _lasting(messages: Sequence[Message]) -> int:
+    """How many of the prompt's first boundaries its first message says are lasting."""
+    return messages[0].lasting if messages else 1
 
 
 def _as_dict(message: Message, defuse: Defuser) -> dict[str, str]:

@@ -14,9 +14,10 @@ the same splits. So the numbers the model sees do not depend on what was cached 
 same seed and inputs, same answer.
 
 A prefix is stored the second time it is evaluated (one-off prefixes never take room),
-but a prompt's first boundary, the agent's persona, the first time (every call of the
-agent repeats it); states go least recently used first when `capacity_bytes` would be
-exceeded.
+but the first time at the end of the persona (every call of the agent repeats it) and
+of the paragraphs a prompt's first message says are lasting (`Message.lasting`: a
+conversation turn's instructions and standing memories, which the speaker's next turn
+repeats); states go least recently used first when `capacity_bytes` would be exceeded.
 """
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ class PromptStates:
                 return state
         return None
 
-    def worth_saving(self, prefix: tuple[int, ...], first: bool = False) -> bool:
-        """Whether this prefix (not stored yet) was evaluated before, or is `first`, a
-        prompt's first boundary: the persona, which every call of the agent repeats
-        (saved at once, it spares the second evaluation); notes it."""
+    def worth_saving(self, prefix: tuple[int, ...], lasting: bool = False) -> bool:
+        """Whether this prefix (not stored yet) was evaluated before, or is `lasting`,
+        one the prompt says its next calls repeat (the persona: saved at once, it spares
+        the second evaluation); notes it."""
         if not self.capacity_bytes or prefix in self._states:
             return False
         seen = prefix in self._seen
@@ -84,7 +85,7 @@ class PromptStates:
         self._seen.move_to_end(prefix)
         while len(self._seen) > SIGHTINGS:
             self._seen.popitem(last=False)
-        return seen or first
+        return seen or lasting
 
     def put(self, state: SavedState) -> None:
         if len(state.data) > self.capacity_bytes:
@@ -127,6 +128,15 @@ def prompt_boundaries(
     # A token may straddle an offset: the boundary is then the last token before it.
     positions = {common_prefix(tokenize(prompt[:offset]), tokens) for offset in offsets}
     return sorted(p for p in positions if 0 < p < len(tokens))
+
+
+def lasting_ends(ends: Sequence[int], lasting: int) -> frozenset[int]:
+    """The boundaries saved the first time they are read: the first (the persona, which
+    all the agent's calls repeat) and the deepest of the first `lasting` (where the part
+    the agent's next calls of this kind repeat ends)."""
+    if not ends or lasting <= 0:
+        return frozenset()
+    return frozenset((ends[0], ends[min(lasting, len(ends)) - 1]))
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from npc_brain.action import Line
 from npc_brain.config import DEFAULT_CHAT_MODEL, Settings
 from npc_brain.llm.backends import chat_from_settings
 from npc_brain.llm.base import Message
 from npc_brain.llm.llama import LlamaChat
+from npc_brain.memory.records import MemoryKind, MemoryRecord
 from npc_brain.mind.prompts import clock
+from npc_brain.mind.talk.prompts import conversation_turn
 from npc_brain.persona import Persona
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,3 +75,39 @@ def test_the_prompt_cache_mb_setting_sizes_the_saved_states(
     for persona, hour in ((ada, 8), (tom, 8), (ada, 9), (tom, 9)):  # interleaved: prefixes repeat
         chat.complete(prompt(persona, hour), max_tokens=4, schema=SCHEMA)
     assert (chat.prompt_cache_stats.saves > 0) is saves
+
+
+def test_a_speakers_next_turn_restores_what_stays_of_its_prompt_and_answers_the_same(
+    model: Path,
+) -> None:
+    """A conversation's turns alternate between two speakers, so the live context never
+    holds the speaker's last prompt: what stays of it (persona, instructions, the
+    memories the speaker brought: Message.lasting) is saved the first time it is read
+    and restored at the speaker's next turn."""
+    sam = Persona("Sam Moore", 65, "wise, warm", "a retired navy officer", "running for mayor")
+    mei = Persona("Mei Lin", 44, "caring", "a professor at Oak Hill College", "at home")
+    party = MemoryRecord(MemoryKind.OBSERVATION, "Isabella is throwing a party", T0, 5.0)
+    race = MemoryRecord(MemoryKind.OBSERVATION, "Sam Moore is running for mayor", T0, 5.0)
+
+    def turns(chat: LlamaChat) -> list[str]:
+        said: list[Line] = []
+        for turn in range(4):
+            speaker, listener, brought = [(sam, mei, [race]), (mei, sam, [party])][turn % 2]
+            recalled = [party] if turn >= 2 and speaker is sam else []
+            line, _ = conversation_turn(
+                chat, speaker.name, speaker, listener.name, T0, brought, said, seed=3,
+                recalled=recalled,
+            )  # fmt: skip
+            said.append(line or Line(speaker.name, "Hmm."))
+        return [x.text for x in said]
+
+    cached = LlamaChat(model, seed=7)
+    answers = turns(cached)
+    stats = cached.prompt_cache_stats
+    assert stats.restores >= 2  # each speaker's second turn
+    llama = cached._llama  # noqa: SLF001 - what the saved states hold, as text
+    kept = [llama.detokenize(list(t)).decode() for t in cached._states._states]  # noqa: SLF001
+    for memory in (race, party):  # the part each speaker's turns share, kept at the first
+        assert any(text.endswith(f"You remember:\n- {memory.description}") for text in kept)
+    plain = LlamaChat(model, seed=7, prompt_cache_bytes=0)
+    assert turns(plain) == answers

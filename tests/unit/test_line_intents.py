@@ -130,7 +130,7 @@ def test_without_line_intents_the_speaker_brings_up_what_is_on_its_mind(
     chat = RoutedChat(MIND_KINDS, DEFAULTS, line=[_line(CHATTER), _line("Indeed it is!", True)])
     brain = make_brain(tmp_path, chat, planner="free", line_intents=False)
     assert asyncio.run(_talk_with_intents(brain)) == [(CHATTER, ""), ("Indeed it is!", "")]
-    assert "bring up what is on your mind" in _line_prompts(chat)[0]
+    assert "Bring up what is on your mind" in _line_prompts(chat)[0]
     assert "Tell Klaus" not in _line_prompts(chat)[0]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from npc_brain.llm.prompt_cache import PromptStates, SavedState, prompt_boundaries
+from npc_brain.llm.prompt_cache import PromptStates, SavedState, lasting_ends, prompt_boundaries
 
 
 def chars(text: str) -> list[int]:
@@ -81,10 +81,10 @@ def test_a_prefix_is_worth_saving_the_second_time_or_the_first_as_a_persona() ->
     states.put(state(prefix, (3,), 10))
     assert not states.worth_saving(prefix)  # stored already
     assert not PromptStates(0).worth_saving(prefix) and not PromptStates(0).worth_saving(prefix)
-    assert states.worth_saving(persona, first=True)  # a prompt's first boundary: at once
+    assert states.worth_saving(persona, lasting=True)  # where its lasting part ends: at once
     states.put(state(persona, (2,), 10))
-    assert not states.worth_saving(persona, first=True)
-    assert not PromptStates(0).worth_saving(persona, first=True)
+    assert not states.worth_saving(persona, lasting=True)
+    assert not PromptStates(0).worth_saving(persona, lasting=True)
 
 
 def test_least_recently_used_states_leave_past_the_byte_budget() -> None:
@@ -100,3 +100,11 @@ def test_least_recently_used_states_leave_past_the_byte_budget() -> None:
     assert len(states) == 2
     with pytest.raises(ValueError, match="capacity_bytes"):
         PromptStates(-1)
+
+
+def test_the_persona_and_the_end_of_the_lasting_part_are_saved_at_first_sight() -> None:
+    ends = [10, 25, 40, 60]
+    assert lasting_ends(ends, 1) == {10}  # the persona
+    assert lasting_ends(ends, 3) == {10, 40}  # and a conversation turn's standing part
+    assert lasting_ends(ends, 9) == {10, 60}
+    assert lasting_ends(ends, 0) == lasting_ends([], 1) == frozenset()

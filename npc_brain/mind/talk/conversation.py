@@ -121,8 +121,9 @@ class Conversations:
                 memories = distinct([*([intent.memory] if intent.memory else []), *memories])
             view = views[speaker.agent_id]
             drawn = await self._next_line(
-                world, speaker, listener, game_time, memories, lines, intent, view
-            )
+                world, speaker, listener, game_time, memories, lines, intent, view,
+                known[speaker.agent_id],
+            )  # fmt: skip
             if drawn is None:
                 break  # unusable lines, or lines parroting earlier ones, end it
             line, passed_on = drawn
@@ -254,19 +255,25 @@ class Conversations:
         lines: Sequence[Line],
         intent: Intent = SMALL_TALK,
         view: str = "",
+        standing: Sequence[MemoryRecord] = (),
     ) -> tuple[Line, MemoryRecord | None] | None:
         """The speaker's next line, and the memory it passes on when its intent was to
         pass one on; a parroted or unusable line, one that gives away a secret, or one
         that does not carry the intent (its words or its meaning) is drawn again with
         another seed (TURN_ATTEMPTS draws at most). Then a line meant to pass on a
         memory, or that answers a question, is said plainly (intent.plain_line); any
-        other ends the conversation (None)."""
+        other ends the conversation (None). `standing`: the memories the speaker brought
+        to the conversation (its prompt keeps them first, the same every turn)."""
         names = [speaker.persona.name, listener.persona.name]
         said = [x.text for x in lines]
         heard = [_attributed(x, speaker, listener) for x in lines]
         given = [*memories, *([intent.memory] if intent.memory else [])]  # what it passes on
         cast = _cast(world, speaker, listener.persona.name, [m.description for m in given], heard)
         instruction = intent.instruction(listener.persona.name) if intent.content else ""
+        # what the speaker brought to the conversation first, then what this turn recalls
+        brought = {m.memory_id for m in standing}
+        kept = [m for m in memories if m.memory_id in brought]
+        recalled = [m for m in memories if m.memory_id not in brought]
         for attempt in range(TURN_ATTEMPTS):
 
             def turn(chat: ChatModel, seed: int = self._f.settings.seed + attempt) -> Turn:
@@ -276,11 +283,12 @@ class Conversations:
                     speaker.persona,
                     listener.persona.name,
                     game_time,
-                    memories,
+                    kept,
                     lines,
                     seed,
                     instruction,
                     view,
+                    recalled,
                 )
 
             line = await self._f.think(

@@ -63,7 +63,8 @@ def fact_messages(
 ) -> list[Message]:
     """A reply's prompt that gives the facts it should rest on (or says there are none).
     What changes from one reply to the next (the time, the facts) comes last, so the
-    persona and the instructions stay evaluated between two replies (prompt reuse)."""
+    persona and the instructions (marked lasting) stay evaluated between two replies to
+    the same speaker (prompt reuse: the next reply's first token comes sooner)."""
     known = "\n".join(f"- {fact}" for fact in facts) or "- (nothing about this)"
     system = (
         f"You are {persona.name}.\n{persona.describe()}\n\n"
@@ -72,7 +73,10 @@ def fact_messages(
         f"so. Answer with JSON.\n\nIt is {clock(now)}.\n"
         f"What you know that bears on this:\n{known}"
     )
-    return [Message("system", system), Message("user", f"{speaker_name}: {utterance}")]
+    return [
+        Message("system", system, lasting=2),  # the persona and the instructions
+        Message("user", f"{speaker_name}: {utterance}"),
+    ]
 
 
 def stream_reply(
@@ -223,27 +227,33 @@ def conversation_turn(
     seed: int | None = None,
     intent: str = "",
     relationship: str = "",
+    recalled: Sequence[MemoryRecord] = (),
 ) -> tuple[Line | None, Completion]:
     """The speaker's next line (None when the answer is unusable), given what the speaker
     thinks of the listener (`relationship`), remembers, and the conversation so far.
-    `intent`: what code chose the line to say (mind/talk/intent.py), else the speaker
-    brings up what is on its mind. The conversation is laid out as a chat: the
-    listener's lines as the user's, the speaker's own as the assistant's, which is the
-    form small chat models follow best. `seed`: the sampling seed (None: the model's
-    own)."""
+    `memories`: what the speaker brought to the conversation (the same every turn);
+    `recalled`: what this turn brings to mind besides. `intent`: what code chose the
+    line to say (mind/talk/intent.py), else the speaker brings up what is on its mind.
+    What stays the same from one of the speaker's turns to the next (persona,
+    instructions, the clock and its standing memories) comes first and is marked
+    lasting, so that it stays evaluated (prompt reuse); the turn's own part comes last.
+    The conversation is laid out as a chat: the listener's lines as the user's, the
+    speaker's own as the assistant's, which is the form small chat models follow best.
+    `seed`: the sampling seed (None: the model's own)."""
     view = f"What you think of {listener_name}: {relationship}\n" if relationship else ""
-    goal = intent or "bring up what is on your mind."
+    goal = intent or "Bring up what is on your mind."
+    now_in_mind = f"Now on your mind:\n{bullet_memories(recalled)}\n\n" if recalled else ""
     system = (
-        f"You are {speaker.name}.\n{speaker.describe()}\n\nIt is {clock(now)}.\n"
-        f"{view}You remember:\n{bullet_memories(memories)}\n\nYou are talking with "
-        f"{listener_name}. Stay in character and say one short sentence. {goal} "
-        f"Answer with JSON."
+        f"You are {speaker.name}.\n{speaker.describe()}\n\nYou are talking with "
+        f"{listener_name}. Stay in character and say one short sentence. Answer with "
+        f"JSON.\n\nIt is {clock(now)}.\n{view}You remember:\n{bullet_memories(memories)}"
+        f"\n\n{now_in_mind}{goal}"
     )
     # The meeting opens as the listener's greeting: small models answer a line far better
     # than they start one. It frames the prompt only; it is never stored as said.
     first_name = speaker.name.split()[0]
     messages = [
-        Message("system", system),
+        Message("system", system, lasting=3),  # persona, instructions, standing memories
         Message("user", f"{listener_name}: Hi {first_name}! What's new?"),
     ]
     for line in so_far:
