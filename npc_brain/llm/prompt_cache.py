@@ -107,8 +107,9 @@ def prompt_boundaries(
     tokenize: Callable[[str], list[int]],
 ) -> list[int]:
     """Token positions where a rendered prompt's repeating parts end: after each blank line
-    of the first message, and before the last message's text (ascending, each leaving at
-    least one token to evaluate). `contents`: the messages' texts as rendered; `tokens`:
+    of the first message, at its end (a persona alone ends where another prompt's persona
+    paragraph does), and before the last message's text (ascending, each leaving at least
+    one token to evaluate). `contents`: the messages' texts as rendered; `tokens`:
     the whole prompt's; `tokenize` must tokenize a prefix of the prompt the same way."""
     starts: list[int] = []
     cursor = 0
@@ -123,6 +124,8 @@ def prompt_boundaries(
         while at >= 0:
             offsets.append(starts[0] + at + 2)
             at = contents[0].find("\n\n", at + 2)
+        if len(contents) > 1:
+            offsets.append(starts[0] + len(contents[0]))
     if len(contents) > 1 and starts[-1] > 0:
         offsets.append(starts[-1])
     # A token may straddle an offset: the boundary is then the last token before it.

@@ -24,8 +24,13 @@ def test_boundaries_follow_the_first_messages_paragraphs_and_the_last_message() 
     ends = prompt_boundaries(prompt, messages, tokens, chars)
     persona_end = prompt.index("It is noon")
     places = prompt.index("Places")
+    first_end = prompt.index("</0>")
     question = prompt.index("What now?")
-    assert ends == [persona_end, places, question]
+    assert ends == [persona_end, places, first_end, question]
+    # a first message that is a persona alone ends where the persona paragraph does
+    alone = ["Name: Ada\nAge: 3", "What now?"]
+    text = render(alone)
+    assert prompt_boundaries(text, alone, chars(text), chars)[0] == text.index("</0>")
 
 
 def test_a_token_straddling_a_boundary_ends_the_prefix_before_it() -> None:
