@@ -87,7 +87,7 @@ def demo_rows(path: Path) -> list[Row]:
     tokens = ""
     if r.prompt_tokens is not None and r.completion_tokens is not None:
         tokens = f"; {r.prompt_tokens:.0f} prompt + {r.completion_tokens:.0f} generated tokens"
-    return [
+    rows = [
         Row(
             "demo town",
             f"model calls and tokens per {r.per} ({path})",
@@ -97,3 +97,31 @@ def demo_rows(path: Path) -> list[Row]:
             "<= 10 calls",
         )
     ]
+    if (reused := reused_share(report)) is not None:
+        rows.append(
+            Row(
+                "demo town",
+                "prompt tokens not evaluated again (the run's steps, interviews aside)",
+                f"{100 * reused:.0f}%",
+                f"{100 * BEFORE_REUSE:.0f}% before saved prefix states (cited: issue 20)",
+                "",
+                ">= 60%",
+            )
+        )
+    return rows
+
+
+# The share the issue measured before prefix states were kept (docs/performance.md).
+BEFORE_REUSE = 0.14
+
+
+def reused_share(report: dict[str, Any]) -> float | None:
+    """Of the run's prompt tokens, the share not evaluated again (None in reports
+    written before it was recorded)."""
+    section = report.get("model_calls")
+    if not isinstance(section, dict):
+        return None
+    cached, prompt = section.get("cached_prompt_tokens"), section.get("prompt_tokens")
+    if not isinstance(cached, int) or not isinstance(prompt, int) or prompt <= 0:
+        return None
+    return cached / prompt

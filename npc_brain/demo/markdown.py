@@ -316,6 +316,12 @@ def _kinds(usage: dict[str, Any]) -> str:
     return ", ".join(f"{k} {n:g}" for k, n in usage["calls_by_kind"].items()) or "-"
 
 
+def _reused(calls: dict[str, Any]) -> str:
+    """The share of prompt tokens not evaluated again ('64%'; '-' in older reports)."""
+    cached, prompt = calls.get("cached_prompt_tokens"), calls["prompt_tokens"]
+    return f"{100 * cached / prompt:.0f}%" if isinstance(cached, int) and prompt else "-"
+
+
 def _model_calls(calls: dict[str, Any], who: Any) -> list[str]:
     header = ["", "calls", "prompt tokens", "completion tokens", "calls by kind"]
 
@@ -326,9 +332,10 @@ def _model_calls(calls: dict[str, Any], who: Any) -> list[str]:
         "## Model calls",
         "",
         f"{calls['total']} model calls in all ({calls['prompt_tokens']} prompt and "
-        f"{calls['completion_tokens']} completion tokens); below, per game hour, from the "
-        "server's GetStats (calls and tokens made during the run). An agent is awake at a "
-        "step when its action is not sleep.",
+        f"{calls['completion_tokens']} completion tokens; {_reused(calls)} of the prompt "
+        "tokens not evaluated again); below, per game hour, from the server's GetStats "
+        "(calls and tokens made during the run). An agent is awake at a step when its "
+        "action is not sleep.",
         "",
         *_table(
             header,

@@ -342,6 +342,7 @@ def _minus(later: Usage, earlier: Usage) -> Usage:
         later.prompt_tokens - earlier.prompt_tokens,
         later.completion_tokens - earlier.completion_tokens,
         {k: later.calls_by_kind.get(k, 0) - earlier.calls_by_kind.get(k, 0) for k in kinds},
+        later.cached_prompt_tokens - earlier.cached_prompt_tokens,
     )
 
 
@@ -355,6 +356,7 @@ def _sum(usages: Sequence[Usage]) -> Usage:
         sum(u.prompt_tokens for u in usages),
         sum(u.completion_tokens for u in usages),
         kinds,
+        sum(u.cached_prompt_tokens for u in usages),
     )
 
 
@@ -362,7 +364,8 @@ def model_calls_section(
     snapshots: Sequence[tuple[float, Mapping[str, Usage]]], hours: float, awake_hours: float
 ) -> dict[str, Any]:
     """Model calls and tokens (GetStats) made during the run: in all (`total` is the
-    number of calls), per agent per game hour and per awake agent-hour, by kind; each
+    number of calls; `cached_prompt_tokens` the prompt tokens not evaluated again), per
+    agent per game hour and per awake agent-hour, by kind; each
     agent's per game hour; and the whole town's in each game hour."""
     (_, first), (_, last) = snapshots[0], snapshots[-1]
     per_agent = {a: _minus(last[a], first[a]) for a in last}
@@ -372,6 +375,7 @@ def model_calls_section(
         "total": total.calls,
         "prompt_tokens": total.prompt_tokens,
         "completion_tokens": total.completion_tokens,
+        "cached_prompt_tokens": total.cached_prompt_tokens,
         "calls_by_kind": {k: n for k, n in sorted(total.calls_by_kind.items()) if n},
         "game_hours": hours,
         "awake_agent_hours": awake_hours,

@@ -77,6 +77,7 @@ class Usage:
     prompt_tokens: int
     completion_tokens: int
     calls_by_kind: dict[str, int]
+    cached_prompt_tokens: int = 0
 
 
 @dataclass
@@ -401,6 +402,7 @@ class Simulation:
                 stats.prompt_tokens,
                 stats.completion_tokens,
                 dict(sorted(stats.calls_by_kind.items())),
+                stats.cached_prompt_tokens,
             )
         self.record.usage.append((game_time, usage))
         self.record.wall.append((game_time, wall_seconds))

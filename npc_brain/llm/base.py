@@ -35,6 +35,7 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     truncated: bool = False  # stopped by max_tokens rather than by the model
+    cached_tokens: int = 0  # of prompt_tokens, those not evaluated again (a kept prefix)
 
 
 class ChatModel(Protocol):

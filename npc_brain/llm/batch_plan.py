@@ -40,6 +40,7 @@ class Call:
     started: bool = False
     next_token: int | None = None  # sampled, to be evaluated at the next step
     generated: int = 0
+    held: int = 0  # prompt tokens its slot held already (not read again)
     decoder: Any = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
 
     @property

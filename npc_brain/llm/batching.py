@@ -163,7 +163,8 @@ class BatchedLlamaChat:
                 elif kind == "error":
                     raise value
                 else:
-                    return Completion("".join(pieces), len(tokens), call.generated, value)
+                    text = "".join(pieces)
+                    return Completion(text, len(tokens), call.generated, value, call.held)
 
     def option_probabilities(
         self, messages: Sequence[Message], *, answer_prefix: str, options: Sequence[str]
@@ -178,6 +179,7 @@ class BatchedLlamaChat:
         prompt = self._tokenize(rendered, True)
         ends = self._ends(prompt, rendered, dicts, True)
         keep = lasting_ends(ends, _lasting(messages))
+        cached: list[int] = []  # what the prompt's own reading found held
         with self._slot(prompt) as slot:
 
             def logits_after(tokens: list[int]) -> NDArray[np.float32]:
@@ -186,11 +188,14 @@ class BatchedLlamaChat:
                 kind, value = call.events.get()
                 if kind == "error":
                     raise value
+                cached.extend([] if exact else [call.held])
                 row: NDArray[np.float32] = value
                 return row
 
             probabilities, evaluations = trie_probabilities(encoded, prompt, logits_after)
-        return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
+        return probabilities, Completion(
+            f"{probabilities}", len(prompt), evaluations, cached_tokens=sum(cached[:1])
+        )
 
     def close(self) -> None:
         """Fails the calls that run and stops the decode thread."""
@@ -329,6 +334,7 @@ class BatchedLlamaChat:
                 llama_cpp.llama_memory_seq_rm(memory, seq, held, -1)
             slot.ends = call.ends
         slot.tokens = prompt[:held]
+        call.held = held
         if not call.reading:
             call.next_token = prompt[-1]
         stats = self.prompt_cache_stats

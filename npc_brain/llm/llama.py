@@ -173,7 +173,7 @@ class LlamaChat:
             rendered = template(messages=dicts)
             add_bos = not rendered.added_special
             tokens = self._tokenize(rendered.prompt, add_bos)
-            self._resume(tokens, rendered.prompt, dicts, add_bos, _lasting(messages))
+            cached = self._resume(tokens, rendered.prompt, dicts, add_bos, _lasting(messages))
             chunks = llama.create_chat_completion(
                 messages=dicts,
                 max_tokens=max_tokens,
@@ -198,7 +198,11 @@ class LlamaChat:
             if self._llama.input_ids[: len(tokens)].tolist() != tokens:
                 self._live_ends = ()  # the handler tokenized otherwise: trust no split
         return Completion(
-            "".join(pieces), prompt_tokens, completion_tokens, truncated=finish_reason == "length"
+            "".join(pieces),
+            prompt_tokens,
+            completion_tokens,
+            truncated=finish_reason == "length",
+            cached_tokens=cached,
         )
 
     def option_probabilities(
@@ -218,9 +222,11 @@ class LlamaChat:
             template: Any = self._template
             rendered = template(messages=dicts).prompt + answer_prefix
             prompt = self._tokenize(rendered, True)
-            self._resume(prompt, rendered, dicts, True, _lasting(messages))
+            cached = self._resume(prompt, rendered, dicts, True, _lasting(messages))
             probabilities, evaluations = trie_probabilities(encoded, prompt, self._logits_after)
-        return probabilities, Completion(f"{probabilities}", len(prompt), evaluations)
+        return probabilities, Completion(
+            f"{probabilities}", len(prompt), evaluations, cached_tokens=cached
+        )
 
     def _fit_threads(self) -> None:
         """With `threads` 0, uses the cores other processes leave free (free_cores.py)."""
@@ -238,17 +244,17 @@ class LlamaChat:
         dicts: Sequence[Mapping[str, str]],
         add_bos: bool,
         lasting: int,
-    ) -> None:
+    ) -> int:
         """Leaves the context holding the prompt but its last token, evaluated split at its
         boundaries: from the live context or a saved state where they fit, evaluating
         only the rest (saving a state at the deepest boundary read before, and at the
         persona's end and the prompt's lasting part's: prompt_cache.lasting_ends), in
         chunks of
         PROMPT_CHUNK_TOKENS between which a player's line may interrupt. Generation then
-        evaluates the last token and samples."""
+        evaluates the last token and samples. Returns the tokens not evaluated again."""
         llama: Any = self._llama
         if len(tokens) >= llama.n_ctx():
-            return  # too long: llama-cpp-python refuses it with its own error
+            return 0  # too long: llama-cpp-python refuses it with its own error
         ends = prompt_boundaries(
             prompt, [d["content"] for d in dicts], tokens, lambda t: self._tokenize(t, add_bos)
         )
@@ -277,6 +283,7 @@ class LlamaChat:
                 self._let_urgent_calls_in()
             if end in keep:
                 self._save(tuple(tokens[:end]), tuple(ends[: ends.index(end) + 1]))
+        return start
 
     def _let_urgent_calls_in(self) -> None:
         """Runs the more urgent calls that wait (a player's line), now, with this call's

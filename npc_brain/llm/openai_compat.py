@@ -90,6 +90,7 @@ class _Attempt:
     prompt_tokens: int
     completion_tokens: int
     truncated: bool
+    cached_tokens: int = 0
 
 
 class OpenAIChat:
@@ -151,7 +152,7 @@ class OpenAIChat:
             sampling["seed"] = seed
         if schema is None:
             free = self._attempt(chat, sampling, None, on_token)
-            return Completion(free.text, free.prompt_tokens, free.completion_tokens, free.truncated)
+            return _total([free], free.text, free.truncated)
         self.counters.add("answers")
         attempts: list[_Attempt] = []
         for repair in range(self._repairs + 1):
@@ -225,6 +226,7 @@ class OpenAIChat:
             int(prompt) if isinstance(prompt, int) else _estimate_tokens(body["messages"]),
             int(completion) if isinstance(completion, int) else len(pieces),
             finish == "length",
+            _cached(usage),
         )
 
     def _step_down(self, mode: str, error: ApiError) -> None:
@@ -293,7 +295,16 @@ def _from_answer(answer: Any) -> _Attempt:
         prompt if isinstance(prompt, int) else 0,
         completion if isinstance(completion, int) else max(1, len(text) // 4),
         isinstance(choice, dict) and choice.get("finish_reason") == "length",
+        _cached(usage),
     )
+
+
+def _cached(usage: Mapping[str, Any]) -> int:
+    """The prompt tokens the server did not evaluate again, where it says so (OpenAI's
+    usage.prompt_tokens_details.cached_tokens, which llama.cpp's server and vLLM give)."""
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return cached if isinstance(cached, int) and cached >= 0 else 0
 
 
 def _estimate_tokens(messages: Sequence[Mapping[str, str]]) -> int:
@@ -307,6 +318,7 @@ def _total(attempts: Sequence[_Attempt], text: str, truncated: bool) -> Completi
         sum(a.prompt_tokens for a in attempts),
         sum(a.completion_tokens for a in attempts),
         truncated,
+        sum(a.cached_tokens for a in attempts),
     )
 
 

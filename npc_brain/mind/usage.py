@@ -17,6 +17,7 @@ class Usage:
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, those the model did not evaluate again
     calls_by_kind: Counter[str] = field(default_factory=Counter)
     calls_by_hour: Counter[int] = field(default_factory=Counter)  # game hour start -> calls
     first_game_time: GameTime | None = None
@@ -32,6 +33,7 @@ class Usage:
         self.model_calls += other.model_calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.cached_prompt_tokens += other.cached_prompt_tokens
         self.calls_by_kind.update(other.calls_by_kind)
         self.calls_by_hour.update(other.calls_by_hour)
 
@@ -44,6 +46,7 @@ class UsageSummary:
     calls_by_kind: dict[str, int]
     game_hours: float
     calls_by_game_hour: dict[int, int]
+    cached_prompt_tokens: int = 0
 
 
 class UsageLedger:
@@ -83,6 +86,7 @@ class UsageLedger:
             usage.model_calls += 1
             usage.prompt_tokens += completion.prompt_tokens
             usage.completion_tokens += completion.completion_tokens
+            usage.cached_prompt_tokens += completion.cached_tokens
             usage.calls_by_kind[kind] += 1
             when = usage.last_game_time if game_time is None else game_time
             if when is not None:
@@ -104,4 +108,5 @@ class UsageLedger:
             dict(total.calls_by_kind),
             hours,
             dict(total.calls_by_hour),
+            total.cached_prompt_tokens,
         )

@@ -273,6 +273,7 @@ def stats_to_pb(s: UsageSummary) -> pb.Stats:
         completion_tokens=s.completion_tokens,
         calls_by_kind=s.calls_by_kind,
         game_hours=s.game_hours,
+        cached_prompt_tokens=s.cached_prompt_tokens,
         calls_by_hour=[
             pb.HourCalls(hour=time_to_pb(hour), calls=calls)
             for hour, calls in sorted(s.calls_by_game_hour.items())

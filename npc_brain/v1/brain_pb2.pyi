@@ -453,7 +453,7 @@ class GetStatsRequest(_message.Message):
     def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours", "calls_by_hour")
+    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours", "calls_by_hour", "cached_prompt_tokens")
     class CallsByKindEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -467,13 +467,15 @@ class Stats(_message.Message):
     CALLS_BY_KIND_FIELD_NUMBER: _ClassVar[int]
     GAME_HOURS_FIELD_NUMBER: _ClassVar[int]
     CALLS_BY_HOUR_FIELD_NUMBER: _ClassVar[int]
+    CACHED_PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     model_calls: int
     prompt_tokens: int
     completion_tokens: int
     calls_by_kind: _containers.ScalarMap[str, int]
     game_hours: float
     calls_by_hour: _containers.RepeatedCompositeFieldContainer[HourCalls]
-    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ..., calls_by_hour: _Optional[_Iterable[_Union[HourCalls, _Mapping]]] = ...) -> None: ...
+    cached_prompt_tokens: int
+    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ..., calls_by_hour: _Optional[_Iterable[_Union[HourCalls, _Mapping]]] = ..., cached_prompt_tokens: _Optional[int] = ...) -> None: ...
 
 class HourCalls(_message.Message):
     __slots__ = ("hour", "calls")

@@ -107,9 +107,12 @@ def test_option_scores_match_a_lone_model(path: object, batched: BatchedLlamaCha
 def test_a_repeated_prefix_is_not_read_again(batched: BatchedLlamaChat) -> None:
     stats = batched.prompt_cache_stats
     before = stats.reused_tokens
-    for question in ["Where do you live?", "What is your job?", "Who are your friends?"]:
+    answers = [
         batched.complete(messages("Sam Moore", question), max_tokens=4)
+        for question in ["Where do you live?", "What is your job?", "Who are your friends?"]
+    ]
     assert stats.reused_tokens - before > 2 * len(persona("Sam Moore").describe()) // 8
+    assert sum(a.cached_tokens for a in answers) == stats.reused_tokens - before  # each says
 
 
 def test_a_players_first_token_comes_while_the_towns_calls_run(

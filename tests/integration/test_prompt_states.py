@@ -111,3 +111,14 @@ def test_a_speakers_next_turn_restores_what_stays_of_its_prompt_and_answers_the_
         assert any(text.endswith(f"You remember:\n- {memory.description}") for text in kept)
     plain = LlamaChat(model, seed=7, prompt_cache_bytes=0)
     assert turns(plain) == answers
+
+
+def test_each_answer_says_how_many_of_its_prompt_tokens_were_not_evaluated_again(
+    model: Path,
+) -> None:
+    ada = Persona("Ada Lovelace", 36, "curious, precise", "writes notes on engines", "at home")
+    chat = LlamaChat(model, seed=7)
+    first = chat.complete(prompt(ada, 8), max_tokens=6, schema=SCHEMA)
+    second = chat.complete(prompt(ada, 9), max_tokens=6, schema=SCHEMA)  # the persona kept
+    assert first.cached_tokens == 0 < second.cached_tokens < second.prompt_tokens
+    assert chat.prompt_cache_stats.reused_tokens == first.cached_tokens + second.cached_tokens

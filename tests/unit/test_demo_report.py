@@ -55,7 +55,7 @@ SECTIONS = (
 
 
 def usage(calls: int, **kinds: int) -> Usage:
-    return Usage(calls, 100 * calls, 10 * calls, kinds)
+    return Usage(calls, 100 * calls, 10 * calls, kinds, 60 * calls)
 
 
 def record(wall: float = 30.0) -> Record:
@@ -211,6 +211,7 @@ def test_model_calls_are_what_the_run_made_per_agent_per_game_hour() -> None:
     assert calls["agents"]["maria"]["prompt_tokens"] == 200.0
     assert calls["per_agent_per_game_hour"]["calls"] == 3.0  # 12 calls / 2 agents / 2 hours
     assert (calls["total"], calls["prompt_tokens"], calls["completion_tokens"]) == (12, 1200, 120)
+    assert calls["cached_prompt_tokens"] == 720  # of the run's 1200: what was not read again
     assert calls["calls_by_kind"] == {"dialogue": 6, "plan": 6}  # no importance call in the run
     assert calls["awake_agent_hours"] == 3.0
     assert calls["per_awake_agent_hour"]["calls"] == 4.0  # 12 calls / 3 awake agent-hours
@@ -258,6 +259,7 @@ def test_the_files_are_written_and_the_pictures_are_well_formed_svg(tmp_path: Pa
     ):
         assert heading in markdown
     assert "Valentine party \\| 5 pm" in markdown  # a | in a line does not break the table
+    assert "60% of the prompt tokens not evaluated again" in markdown
     assert "- Isabella Rodriguez *(news, said plainly)*: Come to" in markdown
 
 

@@ -333,3 +333,15 @@ def test_the_configured_seed_is_sent_when_a_call_names_none(server: FakeOpenAI) 
     chat.complete(HELLO, max_tokens=4)
     chat.complete(HELLO, max_tokens=4, seed=9)
     assert [body["seed"] for body in server.chat_bodies()] == [1234, 9]
+
+
+def test_the_prompt_tokens_a_server_kept_cached_are_counted(server: FakeOpenAI) -> None:
+    answer = chat_answer("Hi!")
+    answer.body["usage"] |= {"prompt_tokens_details": {"cached_tokens": 9}}
+    server.enqueue(answer)
+    server.enqueue(chat_answer("Hi again!"))  # a server that does not say
+    chat = make_chat(server)
+    first = chat.complete(HELLO, max_tokens=8)
+    second = chat.complete(HELLO, max_tokens=8)
+    assert (first.prompt_tokens, first.cached_tokens) == (11, 9)
+    assert (second.prompt_tokens, second.cached_tokens) == (11, 0)
