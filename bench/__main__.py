@@ -2,7 +2,8 @@
 
     python -m bench [--quick] [--demo-report PATH] [--only SECTION ...] [--json PATH]
 
-Sections (all by default; a full run takes about 10 minutes on 2 cores, --quick about 4):
+Sections (all but realtime by default; a full run takes about 10 minutes on 2 cores,
+--quick about 4):
 
 - model: Converse tokens/s through a real gRPC server vs raw llama-cpp-python on the
   same GGUF, prompt, grammar, max_tokens, temperature, seed and threads.
@@ -16,8 +17,14 @@ Sections (all by default; a full run takes about 10 minutes on 2 cores, --quick 
   saved prefix states, against plain llama-cpp-python (bench/prompt_cache.py).
 - retrieval: npc-brain's Retrieve scoring vs exact numpy and the authors' loop
   (bench/retrieval.py, at 1k and 10k memories).
-- demo town: model calls and tokens per agent per awake game hour, from the report
-  `npc-brain demo` writes (--demo-report; bench/demo_report.py).
+- demo town: model calls and tokens per agent per awake game hour, and the share of
+  prompt tokens not evaluated again, from the report `npc-brain demo` writes
+  (--demo-report; bench/demo_report.py).
+- realtime (only with --only realtime: about 30 minutes, plus llama-server's build the
+  first time): a player's first token idle and while the town thinks, against the
+  serial scheduler; 8 calls decoded together against 1, beside llama-server; the default
+  demo's calls and prompt reuse; a 25-agent game day projected; Tick under a saturated
+  model; the demo beside a busy core (bench/realtime_section.py).
 
 Run alone (each runs the demo, too slow for the suite): `python -m bench.demo_scale`
 (seconds per game hour as the town grows) and `python -m bench.days` (the free planner
@@ -43,12 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from bench import demo_report, prompt_cache, retrieval, server_suite
+from bench import demo_report, prompt_cache, realtime_section, retrieval, server_suite
 from bench.common import Row, render, timed
 from npc_brain.config import Settings
 from npc_brain.llm.llama import LlamaEmbedder
 
-SECTIONS = ("model", "embedding", "prompts", "retrieval")
+DEFAULT_SECTIONS = ("model", "embedding", "prompts", "retrieval")
+SECTIONS = (*DEFAULT_SECTIONS, "realtime")
 
 
 def retrieval_rows(quick: bool) -> list[Row]:
@@ -113,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--threads", type=int, default=0, help="chat model CPU threads, all arms (0: all cores)"
     )
     args = parser.parse_args(argv)
-    sections = set(args.only or SECTIONS)
+    sections = set(args.only or DEFAULT_SECTIONS)
     counts = server_suite.Counts.of(args.quick, args.threads)
     rows: list[Row] = []
     detail: dict[str, Any] = {"machine": machine(), "quick": args.quick, "threads": args.threads}
@@ -142,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "retrieval" in sections:
         progress("retrieval")
         rows += retrieval_rows(args.quick)
+    if "realtime" in sections:
+        progress("real time: first token, batching, the demo town, a day, Tick, contention")
+        rows += realtime_section.rows(args.quick)
     progress("done")
     print(f"\nnpc-brain bench on {detail['machine']}; {time.perf_counter() - started:.0f} s\n")
     print(render(rows))

@@ -77,12 +77,17 @@ def rates(report: dict[str, Any]) -> Rates:
 
 
 def demo_rows(path: Path) -> list[Row]:
-    """The suite's row for a demo report (the JSON file, or the demo's out directory)."""
+    """The suite's rows for a demo report (the JSON file, or the demo's out directory)."""
     if path.is_dir():
         path = path / "report.json"
     report = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(report, dict):
         raise ReportError("the report must be a JSON object")
+    return report_rows(report, str(path))
+
+
+def report_rows(report: dict[str, Any], source: str) -> list[Row]:
+    """The rows for a demo report read already (`source`: what to call it)."""
     r = rates(report)
     tokens = ""
     if r.prompt_tokens is not None and r.completion_tokens is not None:
@@ -90,7 +95,7 @@ def demo_rows(path: Path) -> list[Row]:
     rows = [
         Row(
             "demo town",
-            f"model calls and tokens per {r.per} ({path})",
+            f"model calls and tokens per {r.per} ({source})",
             f"{r.calls:.1f} calls{tokens}",
             f"~{AUTHORS_CALLS_PER_AGENT_HOUR:.0f} calls, the authors' code (cited, not run)",
             f"{AUTHORS_CALLS_PER_AGENT_HOUR / r.calls:.1f}x fewer" if r.calls else "no calls",
