@@ -32,7 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import batching, contention, demo_report, demo_scale, realtime, tick_latency
+from bench import (
+    batching,
+    contention,
+    decode_ceiling,
+    demo_report,
+    demo_scale,
+    realtime,
+    tick_latency,
+)
 from bench.common import Row, latencies, p50_p99, render
 from bench.llama_server import Unavailable, server
 from npc_brain.config import Settings
@@ -97,6 +105,7 @@ def batching_rows(tokens: int, rounds: int, anchor: bool) -> list[Row]:
             except Unavailable as error:
                 note = f"; llama-server left out: {error}"
         rates = batching.measure(arms, [1, 8], tokens, rounds)
+    ceiling = decode_ceiling.decode_rates(path, [1, 8], 128, cores)
     best: Callable[[str, int], float] = lambda name, n: max(rates[(name, n)])  # noqa: E731
     one, eight = best("batched", 1), best("batched", 8)
     serial = best("one at a time", 8) / best("one at a time", 1)
@@ -112,7 +121,15 @@ def batching_rows(tokens: int, rounds: int, anchor: bool) -> list[Row]:
             baseline,
             f"{(eight / one) / serial:.2f}x",
             ">= 3x",
-        )
+        ),
+        Row(
+            SECTION,
+            "... the ceiling: llama.cpp's own decode of 8 tokens (8 sequences) vs 1",
+            f"{ceiling[8] / ceiling[1]:.2f}x ({ceiling[8]:.0f} vs {ceiling[1]:.0f} tokens/s)",
+            "no sampling, grammar or scheduling (bench/decode_ceiling.py)",
+            "",
+            "",
+        ),
     ]
 
 

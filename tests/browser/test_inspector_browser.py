@@ -49,7 +49,9 @@ return [...document.querySelectorAll("*")]
 
 
 def wait(driver: webdriver.Chrome, seconds: float = 10) -> WebDriverWait[webdriver.Chrome]:
-    return WebDriverWait(driver, seconds)
+    """Waits for a condition; a page that replaces the element being read (the live
+    world page redraws its lists) is read again."""
+    return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException])
 
 
 def log_in(driver: webdriver.Chrome, t: Town) -> None:

@@ -237,6 +237,9 @@ def test_a_reply_about_news_does_not_deny_the_news_it_holds(tmp_path: Path) -> N
     _, final = converse(brain, "Have you heard of anyone running for mayor? Who?", "sam")
     assert final == "I am running for mayor of the Ville."
     assert denies("I haven't heard of it.") and not denies("Sam Moore is running.")
+    # the 3-agent morning (Q8_0 weights): Maria, who was told the party
+    assert denies("no, that party is in the future, it's just a secret.")
+    assert not denies("Noah is cooking.") and not denies("Now, yes.")
 
 
 def test_what_memory_does_not_hold_gets_an_honest_answer(tmp_path: Path) -> None:

@@ -189,6 +189,7 @@ def grounded(text: str, facts: Sequence[str], situation: str = "", known: str = 
 
 
 _DENIALS = re.compile(
+    r"^\W*no\b|"  # "no, that party is in the future" (asked whether it heard of a party)
     r"\b(?:not sure|don'?t know|no idea|not heard|haven'?t heard|never heard|no ?one|nobody)\b",
     re.IGNORECASE,
 )
