@@ -47,6 +47,7 @@ from npc_brain.persona import AgentRecord
 
 log = logging.getLogger(__name__)
 RATING_CACHE_SIZE = 4096
+LEFT_OUT_MARGIN = 16  # memories a recall's `leave_out` may pass over for the next best
 T = TypeVar("T")
 Thought = Callable[[ChatModel], tuple[T, Completion | None]]
 RememberHook = Callable[[World, AgentRecord, GameTime], None]
@@ -303,13 +304,16 @@ class Faculties:
         told_to: str | None = None,
         *,
         weighed: bool = True,
+        leave_out: Callable[[MemoryRecord], bool] | None = None,
     ) -> list[ScoredMemory]:
         """The k memories that matter for `text` now; they are marked accessed (durably).
         With `weighed` (for thinking: prompts, plans, replies; not the Retrieve RPC), a
         memory a better-supported one contradicts is left out (News.weigh). `told_to`:
         the recall is for telling this listener (a player or an agent), so only memories
-        the agent may tell it are recalled (Sharing.allows). Memories stored before
-        their embeddings are waited for (or embedded here), so none is left out."""
+        the agent may tell it are recalled (Sharing.allows). `leave_out`: memories not
+        wanted here, passed over for the next best (up to LEFT_OUT_MARGIN of them).
+        Memories stored before their embeddings are waited for (or embedded here), so
+        none is left out."""
         await self.catch_up.wait(world, agent_id)
         (vector,) = await self.embed([text])
         query = Query(
@@ -325,9 +329,14 @@ class Faculties:
         )
         stream = world.stream(agent_id)
         outweighed = world.store.contradictions.outweighed(agent_id) if weighed else set()
-        if outweighed:  # a better-supported memory contradicts these: leave them out
-            query = replace(query, k=k + len(outweighed))
-        found = [s for s in stream.retrieve(query) if s.memory.memory_id not in outweighed][:k]
+        margin = len(outweighed) + (LEFT_OUT_MARGIN if leave_out is not None else 0)
+        if margin:  # room for the memories left out
+            query = replace(query, k=k + margin)
+        found = [
+            s
+            for s in stream.retrieve(query)
+            if s.memory.memory_id not in outweighed and not (leave_out and leave_out(s.memory))
+        ][:k]
         world.store.touch([s.memory.memory_id for s in found], game_time)
         touched = stream.touch([s.memory for s in found], game_time)
         return [

@@ -351,3 +351,28 @@ def test_asked_what_it_would_do_an_agent_speaks_for_itself_and_sees_to_the_thing
     fire = "There is a fire in the cafe! What do you do?"
     cast = Cast.of(ISABELLA.name, "", PEOPLE, [PARTY])
     assert plain_reply(agent, [PARTY], fire, cast) == ON_IT.format("the fire")
+
+
+def test_what_the_agent_and_the_asker_said_to_each_other_is_no_fact_to_tell_them(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 9})  # the exchange below rates as news would
+    brain = grounded_brain(tmp_path, chat)
+    to_maria = 'Isabella Rodriguez said to Maria Lopez: "Come to my party on the 14th!"'
+    chat.enqueue(reply("I'm making coffee."))
+    converse(brain, "Good morning! What are you up to today?")  # remembered, not an interview
+
+    async def facts() -> list[str]:
+        await brain.add_memory(
+            "", "isabella", T0, MemoryKind.DIALOGUE, Observation(to_maria, importance=6)
+        )
+        world = brain._worlds.get("default")  # noqa: SLF001
+        agent = world.store.get_agent("isabella")
+        assert agent is not None
+        question = "Have you heard any news?"
+        replies = brain._minds._replies  # noqa: SLF001
+        return await replies.facts(world, agent, T0, question, "news", "player")
+
+    found = asyncio.run(facts())
+    assert to_maria in found
+    assert not [f for f in found if "said to player" in f or "player said to" in f], found

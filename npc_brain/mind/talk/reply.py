@@ -26,7 +26,7 @@ import numpy as np
 from npc_brain.action import Line
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.llm.scheduler import Priority
-from npc_brain.memory.records import ANYONE, GameTime, MemoryKind
+from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.answers import (
@@ -42,6 +42,7 @@ from npc_brain.mind.talk.answers import (
     left_out,
     names_in,
     plain_answer,
+    said_line,
     said_words,
     trimmed,
     unfounded,
@@ -241,8 +242,18 @@ class Replies:
         *,
         told_to: str,
     ) -> list[str]:
+        asker = world.store.get_agent(told_to) if told_to else None
+        name = asker.persona.name if asker else told_to
         found = await self._f.recall(
-            world, agent.agent_id, game_time, query, k, weights, kinds, told_to=told_to
+            world,
+            agent.agent_id,
+            game_time,
+            query,
+            k,
+            weights,
+            kinds,
+            told_to=told_to,
+            leave_out=partial(_between, agent=agent, asker=name),
         )
         return [s.memory.description for s in found]
 
@@ -401,6 +412,14 @@ def _touches(question: str, facts: Sequence[str]) -> bool:
     asked = key_terms(question) - _GENERIC
     held = set().union(*(key_terms(f) for f in facts)) if facts else set()
     return bool(facts) and (not asked or bool(asked & held))
+
+
+def _between(memory: MemoryRecord, agent: AgentRecord, asker: str) -> bool:
+    """Whether a memory is a line the agent and the one who asks said to each other: no
+    fact to tell them back ('player told me: "Good morning! What are you up to today?"',
+    asked by the player what is happening in town; 'I told player: "..."')."""
+    line = said_line(memory.description) if memory.kind == MemoryKind.DIALOGUE else None
+    return bool(asker) and line is not None and {line[0], line[1]} == {agent.persona.name, asker}
 
 
 def _asks_you(question: str) -> bool:
