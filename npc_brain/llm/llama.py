@@ -248,10 +248,10 @@ class LlamaChat:
         """Leaves the context holding the prompt but its last token, evaluated split at its
         boundaries: from the live context or a saved state where they fit, evaluating
         only the rest (saving a state at the deepest boundary read before, and at the
-        persona's end and the prompt's lasting part's: prompt_cache.lasting_ends), in
-        chunks of
-        PROMPT_CHUNK_TOKENS between which a player's line may interrupt. Generation then
-        evaluates the last token and samples. Returns the tokens not evaluated again."""
+        ends of the persona and of the prompt's lasting part: prompt_cache.lasting_ends),
+        in chunks of PROMPT_CHUNK_TOKENS between which a player's line may interrupt.
+        Generation then evaluates the last token and samples. Returns the tokens not
+        evaluated again."""
         llama: Any = self._llama
         if len(tokens) >= llama.n_ctx():
             return 0  # too long: llama-cpp-python refuses it with its own error
@@ -346,7 +346,7 @@ class LlamaChat:
 
 
 def _lasting(messages: Sequence[Message]) -> int:
-    """How many of the prompt's first boundaries its first message says are lasting."""
+    """How many leading paragraphs the prompt's first message says are lasting."""
     return messages[0].lasting if messages else 1
 
 

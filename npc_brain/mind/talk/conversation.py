@@ -120,10 +120,10 @@ class Conversations:
                 intent = self._intent(speaker, listener, lines, said, news, asked, memories)
                 memories = distinct([*([intent.memory] if intent.memory else []), *memories])
             view = views[speaker.agent_id]
+            standing = known[speaker.agent_id]
             drawn = await self._next_line(
-                world, speaker, listener, game_time, memories, lines, intent, view,
-                known[speaker.agent_id],
-            )  # fmt: skip
+                world, speaker, listener, game_time, memories, lines, intent, view, standing
+            )
             if drawn is None:
                 break  # unusable lines, or lines parroting earlier ones, end it
             line, passed_on = drawn

@@ -67,10 +67,10 @@ def fact_messages(
     the same speaker (prompt reuse: the next reply's first token comes sooner)."""
     known = "\n".join(f"- {fact}" for fact in facts) or "- (nothing about this)"
     system = (
-        f"You are {persona.name}.\n{persona.describe()}\n\nStay in character. Answer "
-        f"{speaker_name} in one or two short sentences, in your own words, using what you "
-        f"know below. If you know nothing about it, say so. Answer with JSON.\n\n"
-        f"It is {clock(now)}.\n"
+        f"You are {persona.name}.\n{persona.describe()}\n\n"
+        f"Stay in character. Answer {speaker_name} in one or two short sentences, in "
+        f"your own words, using what you know below. If you know nothing about it, say "
+        f"so. Answer with JSON.\n\nIt is {clock(now)}.\n"
         f"What you know that bears on this:\n{known}"
     )
     return [
