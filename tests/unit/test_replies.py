@@ -12,12 +12,14 @@ from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation
 from npc_brain.mind.talk.answers import (
     DONT_KNOW,
+    GREETING,
     ON_IT,
     broken,
     degenerate,
     denies,
     echoes,
     first_person,
+    greets,
     grounded,
     left_out,
     names_in,
@@ -94,6 +96,9 @@ def test_plain_answers_speak_in_the_first_person() -> None:
     assert plain_answer(ISABELLA, "Isabella Rodriguez is planning a party and wants to sing") == (
         "I am planning a party and want to sing."
     )
+    lifestyle = "Isabella Rodriguez goes to bed around 11pm, wakes up around 6am"
+    assert plain_answer(ISABELLA, lifestyle) == "I go to bed around 11pm, wake up around 6am."
+    assert plain_answer(ISABELLA, "Isabella Rodriguez likes tea, sweets") == "I like tea, sweets."
     # the speaker's own name inside a fact is "my" or "me"
     maria = Persona("Maria Lopez", age=21)
     boss = "Isabella Rodriguez owns Hobbs Cafe and is Maria Lopez's boss and friend"
@@ -376,3 +381,44 @@ def test_what_the_agent_and_the_asker_said_to_each_other_is_no_fact_to_tell_them
     found = asyncio.run(facts())
     assert to_maria in found
     assert not [f for f in found if "said to player" in f or "player said to" in f], found
+
+
+def test_an_agent_with_only_a_persona_tells_what_it_is_doing(tmp_path: Path) -> None:
+    """A game's first NPC, created and spoken to at once: asked what it is up to or what
+    is happening, it tells what its persona is doing (it said "I don't know anything
+    about that", the greeting's words being none of the persona's)."""
+    chat = ScriptedChat(default={"rating": 3})
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+    party = "planning a Valentine's Day party at the cafe"
+    persona = Persona("Isabella Rodriguez", learned="runs Hobbs Cafe", currently=party)
+    asyncio.run(brain.upsert_agent("", "isabella", persona, T0))
+    doing = f"Isabella Rodriguez is {party}"
+
+    async def facts(question: str, topic: str) -> list[str]:
+        world = brain._worlds.get("default")  # noqa: SLF001
+        agent = world.store.get_agent("isabella")
+        assert agent is not None
+        return await brain._minds._replies.facts(world, agent, T0, question, topic)  # noqa: SLF001
+
+    assert asyncio.run(facts("Good morning! What are you up to today?", "plans"))[0] == doing
+    assert asyncio.run(facts("Is anything special happening in town this week?", "news")) == [doing]
+    assert asyncio.run(facts("Have you heard what the mayor said?", "news")) == []
+
+
+def test_a_greeting_and_nothing_more_is_answered_in_kind(tmp_path: Path) -> None:
+    """'Hello!' got 'I go to bed around 11pm, wakes up around 6am.' (read as a question
+    about plans, its draft resting on no fact)."""
+    assert greets("Hello!") and greets("Hi there!") and greets("Hey, what's up?")
+    assert greets("Good morning, Isabella!", ["Isabella Rodriguez"])
+    assert not greets("Good morning! What are you up to today?")
+    assert not greets("Hello, is the cafe open?") and not greets("Goodbye!")
+    chat = ScriptedChat(default={"rating": 3})
+    brain = grounded_brain(tmp_path, chat)
+    chat.enqueue(reply("Good morning to you!"))
+    assert converse(brain, "Hello!")[1] == "Good morning to you!"
+    chat.enqueue(reply("Hello! Welcome to Hobbs Cafe."))  # rests on the persona
+    assert converse(brain, "Hi there!")[1] == "Hello! Welcome to Hobbs Cafe."
+    chat.enqueue(*[reply("Hello! You can always find me at the beach!")] * 3)  # made up
+    assert converse(brain, "Hey!")[1] == GREETING
+    chat.enqueue(*[reply("Isabella Rodriguez")] * 3)  # degenerate: drawn again, then plain
+    assert converse(brain, "Hi Isabella!")[1] == GREETING

@@ -69,6 +69,14 @@ TOPICS: dict[str, tuple[str, ...]] = {
     ),
 }
 DONT_KNOW = "I'm not sure, I don't know anything about that."
+GREETING = "Hello! Good to see you."  # a greeting, no usable draw
+_GREETS_WORDS = "hello hi hey hiya howdy greetings good"
+_GREETS = frozenset(_GREETS_WORDS.split())  # how a greeting starts
+_GREETING_WORDS_ALSO = (
+    "morning afternoon evening day there how how's are you doing is it going what's up "
+    "today nice to meet see again everyone all well"
+)
+_GREETING_WORDS = _GREETS | frozenset(_GREETING_WORDS_ALSO.split())
 ON_IT = "I'd stop what I'm doing and see to {} right away."  # a situation, no usable draw
 MAX_FACT_CHARS = 200
 _STOPWORDS = (
@@ -106,6 +114,14 @@ _PASSED_ON = re.compile(
     re.DOTALL,
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
+
+
+def greets(text: str, names: Collection[str] = ()) -> bool:
+    """Whether a line is a greeting and nothing more ('Hello!', 'Hi Isabella, how are
+    you?'; not 'Good morning! What are you up to today?'); `names` may be in it."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", text)]
+    named = {w.lower() for name in names for w in name.split()}
+    return bool(words) and words[0] in _GREETS and set(words) <= _GREETING_WORDS | named
 
 
 def key_terms(text: str) -> set[str]:
@@ -349,15 +365,23 @@ def plain_answer(
                 be = "am" if verb == "is" else "was"
                 return f"I {be} " + " and ".join([first, *more]) + "."
             first, *more = rest.split(" and ")
-            return "I " + " and ".join(imperative(part) for part in [first, *more]) + "."
+            return "I " + _commas(" and ".join(imperative(p) for p in [first, *more])) + "."
     return f"As far as I know, {_as_me(fact, names)}."
+
+
+def _commas(text: str) -> str:
+    """A third-person verb after a comma in the first person ('go to bed around 11pm,
+    wakes up around 6am' -> '..., wake up around 6am')."""
+    return re.sub(
+        r", (\w+)\b", lambda m: f", {imperative(m[1])}" if m[1] in _THIRD_PERSON else m[0], text
+    )
 
 
 # Verbs that follow "and" in a third-person fact ("is planning a party and wants to ...").
 _THIRD_PERSON_WORDS = (
     "wants likes loves hopes needs has plans thinks knows enjoys goes does works lives runs "
     "owns teaches helps makes takes gets feels wishes tries says believes cares spends keeps "
-    "writes reads studies hosts invites"
+    "writes reads studies hosts invites wakes sleeps eats opens closes"
 )
 _THIRD_PERSON = frozenset(_THIRD_PERSON_WORDS.split())
 

@@ -2,14 +2,16 @@
 
 With `grounded_replies` (the default) the question is first understood without a model
 call: its topic (the paper's interview categories: self, a person, plans, memory, news,
-reflections) is the nearest of a few anchor sentences, and the people it names are
-looked up. The facts the reply should rest on are then gathered for that topic (the
-persona, what the agent thinks of the person and its memories of them, today's plan,
-recent memories, important news, the agent's reflections; the agent's ablation
-switches apply) and given to the model. The reply streams as it is written; if it is
-degenerate or names none of the facts it is drawn again (not streamed: the final
-Utterance is the reply as stored), then replaced by a plain sentence built from the
-best fact, or an honest "I don't know".
+reflections; and situations to react to) is the nearest of a few anchor sentences, and
+the people it names are looked up. The facts the reply should rest on are then gathered
+for that topic (the persona, what the agent thinks of the person and its memories of
+them, today's plan, recent memories, important news, the agent's reflections; the
+agent's ablation switches apply) and given to the model. The reply streams as it is
+written; if it is degenerate or names none of the facts it is drawn again (not
+streamed: the final Utterance is the reply as stored), then replaced by a plain
+sentence built from the best fact, or an honest "I don't know". A greeting and nothing
+more ("Hello!") is answered in kind: a greeting back or a line resting on the persona,
+else a plain greeting.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.answers import (
+    GREETING,
     TOPICS,
     adds_to,
     broken,
@@ -37,6 +40,7 @@ from npc_brain.mind.talk.answers import (
     denies,
     echoes,
     first_person,
+    greets,
     grounded,
     key_terms,
     left_out,
@@ -69,7 +73,7 @@ FACTS = 5
 RELEVANT = 0.4
 _GENERIC = key_terms(
     "anything special happening town week news new heard event plans doing going yesterday "
-    "lately talk talked done happened recently"
+    "lately talk talked done happened recently good morning afternoon evening hello hey"
 )
 
 
@@ -100,7 +104,7 @@ class Replies:
         speaker_name = speaker.persona.name if speaker else speaker_id
         grounding = self._f.settings.grounded_replies
         facts: list[str] = []
-        topic = await self.topic(utterance) if grounding else ""
+        topic = await self.topic(utterance, agent.persona.name) if grounding else ""
         if grounding:
             facts = await self.facts(world, agent, game_time, utterance, topic, speaker_id)
             messages = fact_messages(agent.persona, game_time, facts, speaker_name, utterance)
@@ -156,8 +160,9 @@ class Replies:
         speaker_id: str = "",
     ) -> list[str]:
         """What a reply to `utterance` should rest on, most telling first. The topic
-        picks the sources (the persona for itself, the plan and plan memories for plans,
-        conversations for memory, important memories for news, reflections), then come
+        picks the sources (the persona for itself; the plan, plan memories and what the
+        persona is doing for plans; conversations for memory; important memories for
+        news, else what it is doing; reflections), then come
         memories of the people it names and memories that bear on it (cosine at least
         RELEVANT); those sharing most of the question's words go first. A question none
         of whose words any of this holds gets no facts: the honest answer is "I don't
@@ -166,17 +171,18 @@ class Replies:
         own = _persona_facts(agent)
         if not agent.memory_enabled:
             return own[:FACTS] if topic in ("self", "situation", "reflection") else own[:2]
-        found = own if topic == "self" else []
+        found = own if topic in ("self", "greeting") else []
         recall = partial(self._recalled, world, agent, game_time, told_to=speaker_id)
         plan = world.mind(agent.agent_id).plan
+        doing = [f"{persona.name} is {persona.currently}"] if persona.currently else []
         if topic == "plans" and agent.planning_enabled:
             found += [plan.describe(persona.name)] if plan is not None else []
             found += await recall(utterance, 2, kinds=[MemoryKind.PLAN])
-            found += [f for f in own if "wakes" in f or "bed" in f]
+            found += [*doing, *(f for f in own if "wakes" in f or "bed" in f)]
         if topic == "memory":
             found += await recall(utterance, 2, kinds=[MemoryKind.DIALOGUE])
-        if topic == "news":
-            found += await recall(utterance, 2, NEWS_WEIGHTS)
+        if topic == "news":  # what the agent is up to, if it heard of nothing
+            found += await recall(utterance, 2, NEWS_WEIGHTS) or doing
         if topic == "reflection":  # what the agent concluded; its persona if nothing
             insights = [MemoryKind.REFLECTION, MemoryKind.THOUGHT]
             concluded = (
@@ -207,7 +213,8 @@ class Replies:
         if asked:
             by_words = await recall(" ".join(sorted(asked)), 5, WORDS_WEIGHTS, kinds=kinds)
             found += [f for f in by_words if key_terms(f) & asked]
-        if topic not in ("self", "situation", "reflection") and not _touches(utterance, found):
+        open_ended = ("self", "greeting", "situation", "reflection")
+        if topic not in open_ended and not _touches(utterance, found):
             return []
         # Facts that share the question's own words come first (the check and the
         # fallback rest on the first ones), of those, asked about news or plans, the
@@ -223,8 +230,11 @@ class Replies:
         unique.sort(key=lambda f: -len(key_terms(f) & asked))
         return unique[:FACTS]
 
-    async def topic(self, utterance: str) -> str:
-        """The question's topic: the one whose anchor sentence is nearest."""
+    async def topic(self, utterance: str, name: str = "") -> str:
+        """The question's topic: "greeting" for a greeting and nothing more (to the
+        agent named `name`), else the one whose anchor sentence is nearest."""
+        if greets(utterance, [name]):
+            return "greeting"
         anchors = [(topic, text) for topic, texts in TOPICS.items() for text in texts]
         vectors = await self._f.embed([utterance, *(text for _, text in anchors)])
         likeness = vectors[1:] @ vectors[0]
@@ -296,7 +306,7 @@ class Replies:
                 problem = "denies the news it holds"
             if problem is None and situation and _asks_you(question) and not first_person(text):
                 problem = "not in the first person, asked what it would do"
-            if problem is None and not await self._rests_on(text, facts, situation, known):
+            if problem is None and not await self._rests_on(text, facts, asked, topic):
                 problem = "names none of the facts"
             if problem is None:
                 return text
@@ -306,12 +316,15 @@ class Replies:
             seed = settings.seed + attempt + 1
             again = await self._draw(world, agent, messages, seed, lambda _: None)
             text = again.text
-        return plain_reply(agent, facts, situation, cast)
+        return GREETING if topic == "greeting" else plain_reply(agent, facts, situation, cast)
 
-    async def _rests_on(self, text: str, facts: list[str], situation: str, known: str) -> bool:
+    async def _rests_on(
+        self, text: str, facts: list[str], asked: tuple[str, str, str], topic: str
+    ) -> bool:
         """Grounded in the three best facts (answers.grounded), or, with none, about the
-        situation asked about in meaning."""
-        if grounded(text, facts[:3], situation, known):
+        situation asked about in meaning; a greeting back answers a greeting."""
+        situation, known, _ = asked
+        if (topic == "greeting" and greets(text)) or grounded(text, facts[:3], situation, known):
             return True
         return bool(situation) and not facts and await self._takes_up(text, situation)
 
