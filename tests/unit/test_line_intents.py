@@ -28,6 +28,7 @@ from npc_brain.mind.talk.intent import (
     SMALL_TALK,
     Intent,
     IntentKind,
+    answering,
     carries_words,
     choose,
     eventful,
@@ -205,6 +206,18 @@ def test_an_intent_is_an_answer_then_news_then_a_question_then_small_talk() -> N
     assert choose("When is it?", [], [news], "your day").kind == IntentKind.NEWS
     assert choose("", [], [], "your day") == Intent(IntentKind.ASK, "your day")
     assert choose("", [], [], "") == SMALL_TALK
+
+
+def test_a_line_that_only_asked_the_question_too_is_no_answer_to_it() -> None:
+    """The 25-agent day: asked "What's new?", Tamara said 'Ryan Park told me: "What's
+    new?"'."""
+    echo = _memory(
+        'Ryan Park said to Tamara Taylor: "Hi Tamara, what\'s new?"', MemoryKind.DIALOGUE
+    )
+    party = _memory(SEED)
+    names = {"wolfgang", "schulz", "tamara", "taylor"}
+    assert answering("Hello Tamara! What's new?", [echo, party], names) == []
+    assert answering("Is the party new?", [echo, party], names) == [party]
 
 
 @pytest.mark.parametrize(

@@ -110,9 +110,11 @@ def answering(
     question: str, memories: Sequence[MemoryRecord], names: set[str]
 ) -> list[MemoryRecord]:
     """The memories that bear on a question: they share a content word with it besides
-    the people's `names`."""
+    the people's `names`, and say more than it asks (a line that only asked it too,
+    'Ryan Park said to me: "What's new?"', answers nothing: it was passed on as news)."""
     asked = key_terms(question) - names
-    return [m for m in memories if asked & key_terms(spoken(m))]
+    bearing = [(m, key_terms(spoken(m)) - names) for m in memories]
+    return [m for m, said in bearing if said & asked and not said <= asked]
 
 
 def choose(
