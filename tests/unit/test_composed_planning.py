@@ -8,6 +8,8 @@ from pathlib import Path
 
 from npc_brain.llm.fakes import SchemaChat
 from npc_brain.memory.records import MemoryKind, Observation
+from npc_brain.mind.plan.affordances import describe, holder
+from npc_brain.mind.plan.composer import Composer
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -57,3 +59,25 @@ def test_a_composed_day_follows_the_persona(tmp_path: Path) -> None:
     world = brain._worlds.get("default")  # noqa: SLF001 - the state under test
     assert world.mind("isabella").asleep  # sleep is state, set by the planner
     asyncio.run(brain.perceive("", "isabella", FEB_13 + 23.6 * HOUR, [Observation("owl")], TOWN))
+
+
+def test_another_s_rooms_are_for_activities_that_name_them(tmp_path: Path) -> None:
+    """The 25-agent day: Tamara wrote her book at the computer of Ryan's apartment, and
+    Giorgio worked on his proof at the mirror of Carmen's."""
+    brain = make_brain(tmp_path, SchemaChat(text="write a book"), planner="composed")
+    composer = Composer(brain._minds.faculties)  # noqa: SLF001 - the part under test
+    tamara = Persona("Tamara Taylor", learned="a writer of children's books")
+    ryans = "the Ville:Rose apartments:Ryan's apartment:computer"
+    hers = "the Ville:Rose apartments:Tamara's apartment:desk"
+    home = "the Ville:Taylor family's house:living room"
+    places = [ryans, hers, home, "the Ville:Hobbs Cafe:cafe"]
+
+    async def options(activity: str) -> set[str]:
+        return {o.place for o in await composer.options(activity, places, tamara)}
+
+    assert ryans not in asyncio.run(options("write on the computer"))
+    assert hers in asyncio.run(options("write at the desk"))
+    assert home in asyncio.run(options("relax in the living room"))  # the family's is hers
+    assert ryans in asyncio.run(options("visit Ryan"))
+    assert holder(ryans) == "Ryan" and holder("the Ville:Artist's co-living space") == ""
+    assert describe(ryans) == "the computer of Ryan's apartment at Rose apartments"

@@ -9,6 +9,8 @@ time at the <arena>". The planner ranks places by how well these fit an activity
 
 from __future__ import annotations
 
+import re
+
 OBJECTS: dict[str, tuple[str, ...]] = {
     "bar": ("having a drink", "chatting at the bar"),
     "bed": ("resting", "reading in bed"),
@@ -54,6 +56,8 @@ ARENAS: dict[str, tuple[str, ...]] = {
     "store": ("shopping", "serving customers", "stocking the shelves"),
 }
 SLEEPING_PLACES = ("bed",)
+# Someone's own rooms: "Ryan's apartment", "Eddy's bedroom", "Lin family's house".
+_PRIVATE = re.compile(r"^(.+?)'s (?:\w+ )?(?:room|bedroom|apartment|house|home|flat)$", re.I)
 # Objects that only the people who work there use: a customer has coffee, it does not
 # make it at the cafe's machine.
 STAFF_OBJECTS = {
@@ -79,13 +83,28 @@ def spot(address: str) -> str:
 
 
 def describe(address: str) -> str:
-    """An address as a phrase: 'the counter of the cafe at Hobbs Cafe'."""
+    """An address as a phrase: 'the counter of the cafe at Hobbs Cafe', 'the computer
+    of Ryan's apartment at Rose apartments'."""
     named = parts(address)
     if len(named) >= 3:
-        return f"the {named[2]} of the {named[1]} at {named[0]}"
+        return f"the {named[2]} of {_the(named[1])} at {named[0]}"
     if len(named) == 2:
-        return f"the {named[1]} at {named[0]}"
+        return f"{_the(named[1])} at {named[0]}"
     return named[0] if named else address
+
+
+def _the(name: str) -> str:
+    """A place's name with its article: none for someone's ("Ryan's apartment")."""
+    return name if "'s " in name else f"the {name}"
+
+
+def holder(address: str) -> str:
+    """Whose private room an address is in, the most specific part naming them
+    ('Rose apartments:Ryan's apartment' -> 'Ryan'; "Moore family's house" -> 'Moore',
+    "...:Jennifer's bedroom" -> 'Jennifer'); '' for a place anyone may use ("Artist's
+    co-living space", Hobbs Cafe)."""
+    found = [m[1] for part in parts(address) if (m := _PRIVATE.match(part))]
+    return found[-1].removesuffix(" family") if found else ""
 
 
 def affordances(address: str) -> tuple[str, ...]:
@@ -98,7 +117,7 @@ def affordances(address: str) -> tuple[str, ...]:
         known = ARENAS.get(arena) or next(
             (acts for name, acts in ARENAS.items() if arena.endswith(" " + name)), None
         )
-        return known or (f"spending time in the {named[1]}",)
+        return known or (f"spending time in {_the(named[1])}",)
     return ("spending time there",)
 
 

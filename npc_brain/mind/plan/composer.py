@@ -22,6 +22,7 @@ from npc_brain.mind.plan.affordances import (
     affordances,
     describe,
     for_staff_only,
+    holder,
     is_sleeping_place,
     parts,
     works_at,
@@ -117,12 +118,15 @@ class Composer:
     async def options(self, activity: str, places: Sequence[str], persona: Persona) -> list[Option]:
         """The activity at the place that fits it best, then what the fitting places
         afford that is like it: at most MAX_OPTIONS (activity, place) pairs. Beds are
-        for sleep, and a place's staff objects for those who work there."""
+        for sleep, a place's staff objects for those who work there, and another's
+        rooms for an activity that names them ("visit Ryan")."""
         occupation = f"{persona.learned}. {persona.currently}"
         awake = [
             p
             for p in places
-            if not is_sleeping_place(p) and (not for_staff_only(p) or works_at(occupation, p))
+            if not is_sleeping_place(p)
+            and (not for_staff_only(p) or works_at(occupation, p))
+            and not _anothers(p, persona, activity)
         ] or list(places)
         texts = [f"{describe(p)}: {', '.join(affordances(p))}" for p in awake]
         vectors = await self._f.embed([activity, *texts])
@@ -176,7 +180,7 @@ def _candidates(skeleton: Skeleton, persona: Persona, places: Sequence[str]) -> 
     if current is not None and len(current.activity.split()) <= 8:
         found.append(current.activity)
     for place in places:
-        if not is_sleeping_place(place):
+        if not is_sleeping_place(place) and not _anothers(place, persona):
             found += affordances(place)
     found += [*EVERYDAY, *EVENING]
     usable = [
@@ -185,6 +189,14 @@ def _candidates(skeleton: Skeleton, persona: Persona, places: Sequence[str]) -> 
         if is_activity(c) and "sleep" not in c and not any(m in c.lower() for m in MEALS)
     ]
     return list({c.lower(): c for c in reversed(usable)}.values())[::-1]
+
+
+def _anothers(address: str, persona: Persona, activity: str = "") -> bool:
+    """Whether an address is in a room of someone else's (affordances.holder) whom
+    the activity does not name: Tamara wrote her book at Ryan's computer."""
+    who = holder(address).lower()
+    own = {w.lower() for w in persona.name.split()}
+    return bool(who) and not own & set(who.split()) and who not in activity.lower()
 
 
 def _hourly(plan: DayPlan) -> list[Block]:
