@@ -62,11 +62,16 @@ def test_a_composed_day_follows_the_persona(tmp_path: Path) -> None:
 
 
 def test_another_s_rooms_are_for_activities_that_name_them(tmp_path: Path) -> None:
-    """The 25-agent day: Tamara wrote her book at the computer of Ryan's apartment, and
-    Giorgio worked on his proof at the mirror of Carmen's."""
+    """The 25-agent day: Tamara wrote her book at the computer of Ryan's apartment,
+    Giorgio worked on his proof at the mirror of Carmen's, Klaus relaxed at home in
+    Maria's room and Carlos at Hobbs Cafe."""
     brain = make_brain(tmp_path, SchemaChat(text="write a book"), planner="composed")
     composer = Composer(brain._minds.faculties)  # noqa: SLF001 - the part under test
-    tamara = Persona("Tamara Taylor", learned="a writer of children's books")
+    tamara = Persona(
+        "Tamara Taylor",
+        learned="a writer of children's books",
+        home_address="the Ville:Rose apartments:Tamara's apartment",
+    )
     ryans = "the Ville:Rose apartments:Ryan's apartment:computer"
     hers = "the Ville:Rose apartments:Tamara's apartment:desk"
     home = "the Ville:Taylor family's house:living room"
@@ -79,5 +84,6 @@ def test_another_s_rooms_are_for_activities_that_name_them(tmp_path: Path) -> No
     assert hers in asyncio.run(options("write at the desk"))
     assert home in asyncio.run(options("relax in the living room"))  # the family's is hers
     assert ryans in asyncio.run(options("visit Ryan"))
+    assert asyncio.run(options("relax at home")) == {hers}  # Carlos relaxed at the cafe
     assert holder(ryans) == "Ryan" and holder("the Ville:Artist's co-living space") == ""
     assert describe(ryans) == "the computer of Ryan's apartment at Rose apartments"

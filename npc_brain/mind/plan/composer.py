@@ -11,6 +11,7 @@ just heard into the rest of the day, without a model call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -50,6 +51,7 @@ NAMED_PLACE_BONUS = 0.3  # a place the activity names ("open Hobbs Cafe")
 PLACE_MARGIN = 0.1  # places within this of the best one fit too
 AFFORDANCE_FIT = 0.45  # cosine above which an affordance is a step of the activity
 MAX_OPTIONS = 5
+_HOME = re.compile(r"\bhome\b", re.IGNORECASE)  # "relax at home", "tidy up at home"
 
 
 class Composer:
@@ -118,8 +120,9 @@ class Composer:
     async def options(self, activity: str, places: Sequence[str], persona: Persona) -> list[Option]:
         """The activity at the place that fits it best, then what the fitting places
         afford that is like it: at most MAX_OPTIONS (activity, place) pairs. Beds are
-        for sleep, a place's staff objects for those who work there, and another's
-        rooms for an activity that names them ("visit Ryan")."""
+        for sleep, a place's staff objects for those who work there, another's rooms
+        for an activity that names them ("visit Ryan"), and an activity "at home" is
+        at the persona's home."""
         occupation = f"{persona.learned}. {persona.currently}"
         awake = [
             p
@@ -128,6 +131,8 @@ class Composer:
             and (not for_staff_only(p) or works_at(occupation, p))
             and not _anothers(p, persona, activity)
         ] or list(places)
+        if _HOME.search(activity):
+            awake = [p for p in awake if _at_home(p, persona)] or awake
         texts = [f"{describe(p)}: {', '.join(affordances(p))}" for p in awake]
         vectors = await self._f.embed([activity, *texts])
         scores = vectors[1:] @ vectors[0]
@@ -197,6 +202,14 @@ def _anothers(address: str, persona: Persona, activity: str = "") -> bool:
     who = holder(address).lower()
     own = {w.lower() for w in persona.name.split()}
     return bool(who) and not own & set(who.split()) and who not in activity.lower()
+
+
+def _at_home(address: str, persona: Persona) -> bool:
+    """Whether an address is in the persona's home: the building of its home address
+    (sector), not someone else's room there (the dorm's common room is home, Maria's
+    room is not Klaus's)."""
+    home = persona.home_address.split(":")[:2]
+    return len(home) == 2 and address.split(":")[:2] == home and not _anothers(address, persona)
 
 
 def _hourly(plan: DayPlan) -> list[Block]:
