@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 import os
 import threading
 import time
@@ -32,6 +33,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from npc_brain.errors import DeadlineExceeded, ResourceExhausted
 
+log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -176,7 +178,7 @@ class Scheduler:
         self.dropped[reason] += 1
         if job.key is not None and self._by_key.get(job.key) is job:
             del self._by_key[job.key]
-        job.loop.call_soon_threadsafe(_fail, job.future, error)
+        _settle(job, _fail, error)
 
     def pending(self) -> bool:
         """Whether a job waits that may interrupt the job of the calling worker thread
@@ -241,20 +243,27 @@ class Scheduler:
             return
         if job.deadline is not None and time.monotonic() > job.deadline:
             self.dropped["deadline"] += 1
-            job.loop.call_soon_threadsafe(
-                _fail, job.future, DeadlineExceeded("the job's deadline passed in the queue")
-            )
+            _settle(job, _fail, DeadlineExceeded("the job's deadline passed in the queue"))
             return
         outer = getattr(self._running, "priority", None)
         self._running.priority = job.priority
         try:
             result = job.run()
         except BaseException as error:  # noqa: BLE001 - handed to the waiting coroutine
-            job.loop.call_soon_threadsafe(_fail, job.future, error)
+            _settle(job, _fail, error)
         else:
-            job.loop.call_soon_threadsafe(_succeed, job.future, result)
+            _settle(job, _succeed, result)
         finally:
             self._running.priority = outer
+
+
+def _settle(job: _Job, settle: Callable[[asyncio.Future[Any], Any], None], value: Any) -> None:
+    """Hands a job's outcome to its coroutine's loop; a loop that closed meanwhile has
+    no one waiting (the worker thread must live on for the other loops' jobs)."""
+    try:
+        job.loop.call_soon_threadsafe(settle, job.future, value)
+    except RuntimeError:  # "Event loop is closed"
+        log.debug("a job ended after its event loop closed; its outcome is dropped")
 
 
 def _succeed(future: asyncio.Future[Any], result: Any) -> None:

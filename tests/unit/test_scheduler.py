@@ -251,3 +251,33 @@ def test_an_urgent_worker_takes_a_players_job_while_the_others_are_busy() -> Non
         scheduler.close()
 
     asyncio.run(scenario())
+
+
+def test_a_job_outliving_its_event_loop_leaves_the_worker_serving_the_next() -> None:
+    """A job still running when its caller's loop closed killed the worker thread
+    ("Event loop is closed", seen in CI's warnings), so every later job waited forever."""
+    scheduler = Scheduler(capacity=10)
+    gate = threading.Event()
+
+    async def abandon() -> None:
+        started = threading.Event()
+
+        def hold() -> str:
+            started.set()
+            gate.wait(10)
+            return "late"
+
+        asyncio.ensure_future(scheduler.run(Priority.REFLECTION, hold))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+
+    asyncio.run(abandon())  # the loop closes while the job holds the worker
+    gate.set()
+
+    async def next_job() -> str:
+        return await asyncio.wait_for(scheduler.run(Priority.REACTION, lambda: "next"), 5)
+
+    try:
+        assert asyncio.run(next_job()) == "next"
+    finally:
+        scheduler.close()
