@@ -54,6 +54,12 @@ def test_degenerate_replies_are_recognised() -> None:
     assert degenerate("Yes", ISABELLA) == "too short"
     assert broken("Isabella Rodriguez: Hi Maria! What's new?") == "a role tag"
     assert broken("Hi Maria! What's new?") is None
+    maria = "I'm sorry, I'm not a human. I'm a virtual character created to explore the world."
+    assert broken(maria) == "out of character"  # the default demo, Maria to Sam
+    assert broken("As an AI, I cannot go to parties.") == "out of character"
+    assert broken("I'm an AI model trained to help you.") == "out of character"
+    assert broken("I'm not a morning person, but the cafe opens at 8.") is None
+    assert broken("The virtual tour of the museum starts at noon.") is None
     echoed = "What you know that bears on this:\n- Isabella is planning a party.\n- You're up?"
     assert degenerate(echoed, ISABELLA) == "a list (the prompt's facts echoed)"
     assert degenerate("The party starts at 5:00 pm, do come along!", ISABELLA) is None

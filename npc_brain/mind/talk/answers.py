@@ -92,6 +92,14 @@ _STOPWORDS = (
     "hadn't let's that's there's what's here's who's "
 )
 _STOP = frozenset(_STOPWORDS.split())
+# Out of character: the model speaking as what it is ("I'm not a human. I'm a virtual
+# character created to explore the world of storytelling.", Maria in the default demo).
+_OUT_OF_CHARACTER = re.compile(
+    r"\b(?:I'?m|I am) (?:not a (?:real )?(?:human|person)|an? (?:AI|chatbot|bot|robot|"
+    r"assistant|virtual|computer program|language model|artificial))"
+    r"|\bas an AI\b|\b(?:language|AI) model\b|\bvirtual (?:character|assistant)\b",
+    re.IGNORECASE,
+)
 _ROLE_TAG = re.compile(
     r"(^|\s)(?:[A-Z]|Q|A|User|Assistant|System|Human)\s*:\s"
     r"|^[A-Z][a-z]+(?: [A-Z][a-z]+)?:\s",  # a speaker's name as a tag: "Isabella Rodriguez: Hi"
@@ -164,13 +172,15 @@ def degenerate(text: str, persona: Persona) -> str | None:
 
 
 def broken(text: str) -> str | None:
-    """Why a line is broken, however short: a role tag, markup or JSON, cut off by the
-    length limit, number soup, a repetition loop ("Sam Moore, Sam Moore, ..."); or
-    None."""
+    """Why a line is broken, however short: a role tag, out of character ("I'm not a
+    human"), markup or JSON, cut off by the length limit, number soup, a repetition loop
+    ("Sam Moore, Sam Moore, ..."); or None."""
     stripped = text.strip()
     words = _WORD.findall(stripped)
     if _ROLE_TAG.search(stripped):
         return "a role tag"
+    if _OUT_OF_CHARACTER.search(stripped):
+        return "out of character"
     if any(c in stripped for c in "{}[]<>") or '"utterance"' in stripped:
         return "a markup or JSON fragment"
     if _CUT_OFF.search(stripped):
