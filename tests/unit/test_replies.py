@@ -25,6 +25,7 @@ from npc_brain.mind.talk.answers import (
     names_in,
     on_it,
     plain_answer,
+    turned_around,
     unfounded,
 )
 from npc_brain.mind.talk.misfit import Cast
@@ -428,3 +429,19 @@ def test_a_greeting_and_nothing_more_is_answered_in_kind(tmp_path: Path) -> None
     assert converse(brain, "Hey!")[1] == GREETING
     chat.enqueue(*[reply("Isabella Rodriguez")] * 3)  # degenerate: drawn again, then plain
     assert converse(brain, "Hi Isabella!")[1] == GREETING
+
+
+def test_a_reply_answering_for_the_asker_is_drawn_again(tmp_path: Path) -> None:
+    """Asked "Have you been invited to any event?", a new Isabella said "No, you have not
+    been invited to any event, as I am currently..."."""
+    question = "Have you been invited to any event?"
+    wrong = "No, you have not been invited to any event, as I am busy."
+    assert turned_around(wrong, question)
+    assert not turned_around("No, I have not been invited to any event.", question)
+    assert not turned_around("Yes, you should come!", "Do you think I should come?")
+    assert turned_around("You are working at the cafe today.", "Are you working today?")
+    chat = ScriptedChat(default={"rating": 3})
+    brain = grounded_brain(tmp_path, chat)
+    chat.enqueue(*[reply(wrong)] * 3)
+    streamed, final = converse(brain, question)
+    assert streamed == wrong and final != wrong  # the draft streamed, the check replaced it

@@ -256,6 +256,19 @@ def first_person(text: str) -> bool:
     return _FIRST_PERSON.search(text.replace("’", "'")) is not None
 
 
+def turned_around(text: str, question: str) -> bool:
+    """Whether a reply answers a question about the agent as if about the asker: "Have
+    you been invited to any event?" -> "No, you have not been invited to any event"."""
+    low = text.lower().replace("’", "'")
+    for verb, next_word in _ASKS_YOU.findall(question.lower().replace("’", "'")):
+        if re.search(rf"\byou {verb}(?:n't| not)? {re.escape(next_word)}\b", low):
+            return True
+    return False
+
+
+_ASKS_YOU = re.compile(r"\b(have|has|are|were|did|do|will|can|would)\s+you\s+(\w+)")
+
+
 def echoes(text: str, question: str) -> bool:
     """Whether a reply repeats a sentence of three words or more of the question ("What
     would you do? You should have asked me to.", to "... What would you do?")."""

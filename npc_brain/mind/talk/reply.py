@@ -49,6 +49,7 @@ from npc_brain.mind.talk.answers import (
     said_line,
     said_words,
     trimmed,
+    turned_around,
     unfounded,
 )
 from npc_brain.mind.talk.intent import tells_when
@@ -280,7 +281,8 @@ class Replies:
     ) -> str:
         """The reply if it is usable; else a redraw that is; else the plain answer.
         Usable: not degenerate, fitting the town (misfit: English, in the agent's own
-        part, naming only what `cast` knows), not repeating the question, naming no one
+        part, naming only what `cast` knows), not repeating the question nor answering it
+        for the asker ("No, you have not been invited"), naming no one
         of the town whom neither the facts, the question nor the persona name, and
         resting on one of the three most relevant facts (or, with none, honest, or
         taking up the situation asked about); about news, naming everyone the best
@@ -298,6 +300,8 @@ class Replies:
             problem = degenerate(text, agent.persona) or misfit(text, cast)
             if problem is None and echoes(text, question):
                 problem = "repeats the question"
+            if problem is None and turned_around(text, question):
+                problem = "answers for the asker"
             if problem is None and (strangers := unfounded(text, at_hand, people)):
                 problem = f"names {', '.join(strangers)}, whom no fact names"
             if problem is None and news and (left := left_out(text, facts[0], people)):
