@@ -247,6 +247,7 @@ def left_out(text: str, news: str, people: Sequence[str]) -> list[str]:
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|we|we'[a-z]+|let's)\b", re.I)
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
+_ASKS_YOU = re.compile(r"\b(have|has|are|were|did|do|will|can|would)\s+you\s+(\w+)")
 
 
 def first_person(text: str) -> bool:
@@ -264,9 +265,6 @@ def turned_around(text: str, question: str) -> bool:
         if re.search(rf"\byou {verb}(?:n't| not)? {re.escape(next_word)}\b", low):
             return True
     return False
-
-
-_ASKS_YOU = re.compile(r"\b(have|has|are|were|did|do|will|can|would)\s+you\s+(\w+)")
 
 
 def echoes(text: str, question: str) -> bool:

@@ -175,7 +175,7 @@ class Replies:
         found = own if topic in ("self", "greeting") else []
         recall = partial(self._recalled, world, agent, game_time, told_to=speaker_id)
         plan = world.mind(agent.agent_id).plan
-        doing = [f"{persona.name} is {persona.currently}"] if persona.currently else []
+        doing = _doing(agent)
         if topic == "plans" and agent.planning_enabled:
             found += [plan.describe(persona.name)] if plan is not None else []
             found += await recall(utterance, 2, kinds=[MemoryKind.PLAN])
@@ -407,11 +407,17 @@ def _persona_facts(agent: AgentRecord) -> list[str]:
     p = agent.persona
     article = p.learned.split(" ", 1)[0].lower() in ("a", "an", "the")
     facts = [f"{p.name} {'is ' if article else ''}{p.learned}" if p.learned else ""]
-    facts += [f"{p.name} is {p.currently}" if p.currently else ""]
+    facts += _doing(agent)
     facts += [f"{p.name} is {p.innate}" if p.innate else ""]
     facts += [f"{p.name} {p.lifestyle}" if p.lifestyle else ""]
     facts += [f"{p.name} is {p.age} years old" if p.age else ""]
     return [f for f in facts if f]
+
+
+def _doing(agent: AgentRecord) -> list[str]:
+    """What the persona is doing lately, as a fact (none if it does not say)."""
+    p = agent.persona
+    return [f"{p.name} is {p.currently}"] if p.currently else []
 
 
 def _details(fact: str, people: dict[str, str], places: Set[str]) -> int:
