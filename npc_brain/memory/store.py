@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -187,18 +188,24 @@ class WorldStore:
     ) -> list[MemoryRecord]:
         """Writes memories with their embeddings in one transaction; returns them with ids."""
         with self._transaction() as db:
-            return _insert_memories(db, agent_id, memories, vectors)
+            stored = _insert_memories(db, agent_id, memories, vectors)
+            db.execute(_NEW_VERSION, (agent_id,))
+            return stored
 
     def add_perceptions(self, perceptions: Sequence[Perception]) -> list[list[MemoryRecord]]:
         """Writes several agents' new places and memories in one transaction (one fsync
         for a whole Tick); returns each agent's stored memories, in order."""
         with self._transaction() as db:
-            for p in perceptions:
-                _insert_places(db, p.agent_id, p.places, p.game_time)
-            return [
+            db.executemany(
+                "INSERT OR IGNORE INTO places VALUES (?, ?, ?)",
+                [(p.agent_id, a, p.game_time) for p in perceptions for a in p.places if a],
+            )
+            stored = [
                 _insert_memories(db, p.agent_id, p.memories, p.vectors) if p.memories else []
                 for p in perceptions
             ]
+            db.executemany(_NEW_VERSION, [(p.agent_id,) for p in perceptions if p.memories])
+            return stored
 
     def load_memories(
         self, agent_id: str, dimension: int
@@ -364,7 +371,8 @@ def _insert_memories(
     memories: Sequence[NewMemory],
     vectors: NDArray[np.float32] | None,
 ) -> list[MemoryRecord]:
-    """Inserts memories; `vectors` None writes them without embeddings (empty blobs)."""
+    """Inserts memories; `vectors` None writes them without embeddings (empty blobs).
+    The caller marks the agent's memories changed (_NEW_VERSION), once per transaction."""
     stored: list[MemoryRecord] = []
     blobs = (
         [b""] * len(memories)
@@ -390,17 +398,16 @@ def _insert_memories(
                 memory.created,
                 memory.created,
                 memory.importance,
-                json.dumps(list(memory.evidence_ids)),
+                _json_list(memory.evidence_ids),
                 memory.depth,
                 memory.expires,
                 memory.sharing.private,
-                json.dumps(list(memory.sharing.share_with)),
+                _json_list(memory.sharing.share_with),
                 blob,
             ),
         )
         assert cursor.lastrowid is not None
         stored.append(_stored(memory, cursor.lastrowid))
-    db.execute(_NEW_VERSION, (agent_id,))
     return stored
 
 
@@ -413,12 +420,18 @@ def _insert_places(
     )
 
 
-_NEW_MEMORY_FIELDS = tuple(f.name for f in fields(NewMemory))
+_NEW_MEMORY_VALUES = attrgetter(*(f.name for f in fields(NewMemory)))  # in field order
 
 
 def _stored(memory: NewMemory, memory_id: int) -> MemoryRecord:
-    values = {name: getattr(memory, name) for name in _NEW_MEMORY_FIELDS}
-    return MemoryRecord(**values, memory_id=memory_id, last_accessed=memory.created)
+    """The record of a memory just written (MemoryRecord's fields: NewMemory's, then
+    memory_id and last_accessed)."""
+    values = _NEW_MEMORY_VALUES(memory)  # every field of NewMemory: mypy cannot count them
+    return MemoryRecord(*values, memory_id, memory.created)  # type: ignore[call-arg]
+
+
+def _json_list(values: Sequence[Any]) -> str:
+    return json.dumps(list(values)) if values else "[]"
 
 
 def _record(row: tuple[Any, ...]) -> MemoryRecord:

@@ -59,24 +59,40 @@ class Explained:
 
 
 class _Column:
-    """A numpy array that grows by doubling, so appends stay cheap at 100k rows."""
+    """A numpy array that grows by doubling, so appends stay cheap at 100k rows. Rows
+    appended wait in a list until the column is read: a Tick appends to a hundred
+    streams a row each, and reads none of them."""
 
     def __init__(self, dtype: type, width: int = 0) -> None:
         self._shape = (width,) if width else ()
         self._data = np.zeros((16, *self._shape), dtype=dtype)
         self._size = 0
+        self._pending: list[Any] = []  # values of a scalar column, arrays of a wide one
 
     @property
     def data(self) -> NDArray[Any]:
+        if self._pending:
+            self._settle()
         return self._data[: self._size]
 
-    def extend(self, values: object) -> None:
+    def extend(self, values: Sequence[Any] | NDArray[Any]) -> None:
         """Appends rows: a sequence of values, or an (n, width) array for a wide column."""
-        rows = np.asarray(values, dtype=self._data.dtype)
+        if self._shape:
+            self._pending.append(values)
+        else:
+            self._pending.extend(values)
+
+    def _settle(self) -> None:
+        """Moves the waiting rows into the array."""
+        if self._shape:
+            rows = np.concatenate([np.asarray(v, self._data.dtype) for v in self._pending])
+        else:
+            rows = np.asarray(self._pending, dtype=self._data.dtype)
+        self._pending = []
         needed = self._size + len(rows)
         if needed > len(self._data):
             grown = np.zeros((max(needed, 2 * len(self._data)), *self._shape), self._data.dtype)
-            grown[: self._size] = self.data
+            grown[: self._size] = self._data[: self._size]
             self._data = grown
         self._data[self._size : needed] = rows
         self._size = needed
@@ -143,7 +159,9 @@ class AgentStream:
                 self._importance_since_reflection += record.importance
         self._text_of.extend(text_numbers)
         self._vectors.extend(vectors)
-        self._text_vectors.extend(self._vectors.data[self._text_first[first_new_text:]])
+        start = len(self.records) - len(records)
+        new_texts = [p - start for p in self._text_first[first_new_text:]]
+        self._text_vectors.extend(np.asarray(vectors)[new_texts])
         self._created.extend([r.created for r in records])
         self._last_accessed.extend([r.last_accessed for r in records])
         self._importance.extend([r.importance for r in records])

@@ -135,8 +135,11 @@ class Faculties:
         if o.importance is not None:
             return float(o.importance)
         estimator = self.importance_estimators.for_agent(world.world_id, agent.agent_id)
-        cached = self._ratings.get(_rating_key(estimator, agent, o.text))
-        return None if cached is None else cached.value
+        key = _rating_key(estimator, agent, o.text)
+        if (cached := self._ratings.get(key)) is None:
+            return None
+        self._ratings.move_to_end(key)
+        return cached.value
 
     async def _rating(
         self, world: World, agent: AgentRecord, memory: MemoryRecord, vector: NDArray[np.float32]

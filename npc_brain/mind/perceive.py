@@ -109,10 +109,13 @@ class Senses:
             part = vectors[start : start + len(new)]
             start += len(new)
             places = [*item.visible_addresses, *(o.address for o in item.observations)]
-            ratings = [self._f.known_importance(world, agent, o) for o in new] if later else []
-            if later and (None in ratings or any(o.text in unknown for o in new)):
-                memories = _unrated(new, ratings, game_time)
-                perception = Perception(agent.agent_id, places, game_time, memories, None)
+            if later:
+                ratings = [self._f.known_importance(world, agent, o) for o in new]
+                memories = _as_memories(new, ratings, game_time)
+                whole = None not in ratings and not any(o.text in unknown for o in new)
+                perception = Perception(
+                    agent.agent_id, places, game_time, memories, part if whole else None
+                )
             else:
                 memories = await self._f.rate(
                     world, agent, MemoryKind.OBSERVATION, new, game_time, part
@@ -122,11 +125,11 @@ class Senses:
         return sensed
 
 
-def _unrated(
+def _as_memories(
     observations: Sequence[Observation], ratings: Sequence[float | None], game_time: GameTime
 ) -> list[NewMemory]:
-    """Observations as memories stored before their embeddings: importance as known, or
-    UNRATED (Faculties.catch_up rates them)."""
+    """Observations as memories with their known importance, or UNRATED where it is not
+    known yet (Faculties.catch_up rates them)."""
     return [
         o.as_memory(MemoryKind.OBSERVATION, game_time, UNRATED if rating is None else rating)
         for o, rating in zip(observations, ratings, strict=True)

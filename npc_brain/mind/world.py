@@ -151,9 +151,11 @@ class World:
 
     def recent(self, agent_id: str, n: int) -> list[MemoryRecord]:
         """The n newest remembered memories of the agent, oldest first, backlog included."""
-        waiting = [r for w in self._backlogs.get(agent_id, ()) for r in w.records]
-        if len(waiting) >= n:
-            return waiting[len(waiting) - n :]
+        waiting: list[MemoryRecord] = []  # the backlog's newest n, from its end
+        for w in reversed(self._backlogs.get(agent_id, ())):
+            waiting[:0] = w.records
+            if len(waiting) >= n:
+                return waiting[len(waiting) - n :]
         return [*self.stream(agent_id).recent(n - len(waiting)), *waiting]
 
     def memory(self, agent_id: str, memory_id: int) -> MemoryRecord | None:

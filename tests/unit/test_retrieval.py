@@ -105,6 +105,32 @@ def test_retrieve_top10_equals_the_independent_formula(seed: int, indexed: bool)
     np.testing.assert_allclose([m.score for m in got], np.array(expected)[best], rtol=1e-5)
 
 
+@pytest.mark.parametrize("indexed", [False, True])
+def test_a_stream_added_to_piece_by_piece_answers_as_one_added_at_once(indexed: bool) -> None:
+    """Appended rows wait until a column is read (a Tick appends to a hundred streams and
+    reads none): reads and adds interleaved give the answers of one add."""
+    n, limit = 900, 100 if indexed else 900
+    whole, vectors, _, _, query = _random_stream(7, n, 16, exact_limit=limit)
+    pieces = AgentStream(16, exact_limit=limit, first_candidates=64)
+    rng = np.random.default_rng(1)
+    start = 0
+    while start < n:
+        size = int(rng.integers(1, 40))
+        pieces.add(whole.records[start : start + size], vectors[start : start + size])
+        start += size
+        if rng.random() < 0.3:
+            pieces.summary(HOUR)  # a read between two adds
+    for stream in (whole, pieces):
+        assert stream.forget(5)
+        if indexed:
+            stream.adopt_index(AnnIndex.build(stream.vectors_to_index()))
+    ask = Query(query, 520 * HOUR, 10, Weights(), 0.995)
+    got, expected = pieces.retrieve(ask), whole.retrieve(ask)
+    assert [m.memory.memory_id for m in got] == [m.memory.memory_id for m in expected]
+    assert [m.score for m in got] == [m.score for m in expected]
+    assert pieces.summary(HOUR) == whole.summary(HOUR)
+
+
 def _tiny_stream() -> AgentStream:
     stream = AgentStream(2)
     kinds = [MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.OBSERVATION]
