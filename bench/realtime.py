@@ -86,6 +86,8 @@ class Result:
     idle: list[float]  # seconds to the first token
     busy: list[float]
     background_per_min: float  # model calls of the town while busy
+    idle_whole: list[float]  # seconds to the final Utterance
+    busy_whole: list[float]
 
 
 def at(seconds: float) -> Timestamp:
@@ -93,8 +95,13 @@ def at(seconds: float) -> Timestamp:
 
 
 def first_token(stub: brain_pb2_grpc.BrainStub, question: str, game_time: int) -> float:
-    """Seconds from sending a player's line to the reply's first event (the whole reply
-    is read, as a game would)."""
+    """Seconds from sending a player's line to the reply's first event."""
+    return ask(stub, question, game_time)[0]
+
+
+def ask(stub: brain_pb2_grpc.BrainStub, question: str, game_time: int) -> tuple[float, float]:
+    """Seconds from sending a player's line to the reply's first event, and to its final
+    Utterance (the whole reply is read, as a game would)."""
     start = time.perf_counter()
     request = pb.ConverseRequest(
         agent_id="isabella", speaker_id="player", utterance=question, game_time=at(game_time)
@@ -102,7 +109,8 @@ def first_token(stub: brain_pb2_grpc.BrainStub, question: str, game_time: int) -
     first = None
     for _ in stub.Converse(request, timeout=600):
         first = first or time.perf_counter() - start
-    return first or time.perf_counter() - start
+    whole = time.perf_counter() - start
+    return first or whole, whole
 
 
 class Town:
@@ -158,8 +166,9 @@ class Town:
                 time.sleep(0.1)
 
 
-def calls(stub: brain_pb2_grpc.BrainStub) -> int:
-    return int(stub.GetStats(pb.GetStatsRequest()).model_calls)
+def calls(stub: brain_pb2_grpc.BrainStub, agent_id: str = "") -> int:
+    """Model calls of the world, or of one agent."""
+    return int(stub.GetStats(pb.GetStatsRequest(agent_id=agent_id)).model_calls)
 
 
 def measure(arm: Arm, args: argparse.Namespace) -> Result:
@@ -171,19 +180,22 @@ def measure(arm: Arm, args: argparse.Namespace) -> Result:
             stub.UpsertAgent(pb.UpsertAgentRequest(agent_id="isabella", persona=isabella))
             questions = itertools.cycle(QUESTIONS)
             first_token(stub, "Hello!", T0)  # warm: the model's first call
-            idle = [first_token(stub, next(questions), T0) for _ in range(args.questions)]
+            idle_times = [ask(stub, next(questions), T0) for _ in range(args.questions)]
             town = Town(stub, args.busy_agents)
             before, started = calls(stub), time.perf_counter()
+            player_before = calls(stub, "isabella")  # a reply makes 0 to 3 model calls
             with town:
-                busy = []
+                busy_times = []
                 for _ in range(args.questions):
-                    busy.append(first_token(stub, next(questions), T0))
+                    busy_times.append(ask(stub, next(questions), T0))
                     time.sleep(1.0)  # the town takes the model back
-                background = calls(stub) - before - args.questions
+                background = calls(stub) - before - (calls(stub, "isabella") - player_before)
                 minutes = (time.perf_counter() - started) / 60
         finally:
             server.stop()
-    return Result(idle, busy, background / minutes)
+    idle, idle_whole = ([t[i] for t in idle_times] for i in (0, 1))
+    busy, busy_whole = ([t[i] for t in busy_times] for i in (0, 1))
+    return Result(idle, busy, background / minutes, idle_whole, busy_whole)
 
 
 def p50_p95(samples: list[float]) -> tuple[float, float]:
@@ -206,6 +218,8 @@ def main() -> None:
     for label, attribute in (
         ("player Converse, first token, idle (p50 / p95)", "idle"),
         (f"... while {args.busy_agents} agents plan and reflect", "busy"),
+        ("player Converse, the whole reply, idle (p50 / p95)", "idle_whole"),
+        (f"... while {args.busy_agents} agents plan and reflect", "busy_whole"),
     ):
         (b50, b95) = p50_p95(getattr(serial, attribute))
         cells = []

@@ -77,6 +77,14 @@ def first_token_rows(questions: int, busy_agents: int) -> list[Row]:
             f"{sb95 / b95:.1f}x",
             "<= 1.0 s and <= 2x idle",
         ),
+        _whole_row(
+            "the whole reply (its final Utterance), idle (p95)", ours.idle_whole, serial.idle_whole
+        ),
+        _whole_row(
+            f"... while {busy_agents} other agents plan and reflect (p95)",
+            ours.busy_whole,
+            serial.busy_whole,
+        ),
         Row(
             SECTION,
             "the town's model calls a minute while the player talks",
@@ -86,6 +94,19 @@ def first_token_rows(questions: int, busy_agents: int) -> list[Row]:
             "",
         ),
     ]
+
+
+def _whole_row(measure: str, ours: list[float], serial: list[float]) -> Row:
+    """Seconds to the reply as checked and stored, beside the serial scheduler's."""
+    (o50, o95), (s50, s95) = _p50_p95(ours), _p50_p95(serial)
+    return Row(
+        SECTION,
+        measure,
+        f"{o95:.2f} s (p50 {o50:.2f})",
+        f"{s95:.2f} s (p50 {s50:.2f}) the serial scheduler",
+        f"{s95 / o95:.1f}x",
+        "",
+    )
 
 
 def batching_rows(tokens: int, rounds: int, anchor: bool) -> list[Row]:

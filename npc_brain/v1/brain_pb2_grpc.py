@@ -166,7 +166,11 @@ class BrainServicer:
 
     def Converse(self, request, context):
         """Someone (the player, or another agent) speaks to the agent; the reply streams
-        token by token, then a final utterance. Both lines are stored as memories
+        token by token, then a final utterance. With grounded replies (the default) the
+        first token event is the reply's opening, chosen by code from the best fact and
+        sent before the model starts ("I am planning a"); the model writes the rest, and
+        with no fact at all the honest "I'm not sure, I don't know anything about that."
+        is the whole reply, without a model call. Both lines are stored as memories
         (except in interview mode). The reply never tells the speaker a memory that is
         private or not shared with it (Observation.private, share_with): such memories are
         not recalled for it, and a reply that gives one away anyway is replaced by "I'd

@@ -117,6 +117,33 @@ def test_reply_streams_the_utterance_text_and_parses_the_end_flag() -> None:
     assert chat.history[-1].schema == REPLY_SCHEMA
 
 
+def test_a_reply_its_length_limit_cut_ends_at_its_last_whole_sentence_or_clause() -> None:
+    opening = "My plan for February"
+    plan = f"{opening} 14: study at the library at 9 am, work on the paper, meet Maria at 3 pm"
+    cut = {
+        f"{plan}, and write the research paper about the effects of gentrification on the"
+        " small businesses of the town, while.": f"{plan}, and write the research paper"
+        " about the effects of gentrification on the small businesses of the town.",
+        f"{plan}. I will then write the paper about gentrification and its effects on the"
+        " shops and the people of the town, my l.": f"{plan}.",
+        f"{opening}  14: open the cafe.": f"{opening} 14: open the cafe.",  # not cut
+    }
+    for drawn, kept in cut.items():
+        chat = ScriptedChat()
+        chat.enqueue({"utterance": drawn, "end_conversation": False})
+        messages = reply_messages(PERSONA, 0.0, [], "Klaus", "What are your plans?")
+        reply = stream_reply(
+            chat,
+            messages,
+            max_tokens=120,
+            temperature=0.0,
+            seed=1,
+            on_text=lambda _: None,
+            opening=opening,
+        )
+        assert reply.text == kept
+
+
 def test_a_truncated_reply_keeps_its_text_and_does_not_end() -> None:
     chat = ScriptedChat()
     chat.enqueue('{"utterance": "Hello the')

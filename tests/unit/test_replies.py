@@ -8,7 +8,8 @@ from pathlib import Path
 
 from npc_brain.action import Line
 from npc_brain.brain import Brain
-from npc_brain.llm.fakes import ScriptedChat
+from npc_brain.llm.fakes import ScriptedChat, StuckChat
+from npc_brain.llm.schema_check import value_error
 from npc_brain.memory.records import MemoryKind, Observation
 from npc_brain.mind.talk.answers import (
     DONT_KNOW,
@@ -29,6 +30,7 @@ from npc_brain.mind.talk.answers import (
     unfounded,
 )
 from npc_brain.mind.talk.misfit import Cast
+from npc_brain.mind.talk.prompts import reply_schema
 from npc_brain.mind.talk.reply import plain_reply
 from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import make_brain
@@ -168,7 +170,9 @@ def test_a_degenerate_reply_is_drawn_again_and_the_final_line_is_the_good_one(
     brain = grounded_brain(tmp_path, chat)
     chat.enqueue(reply("A: 123s, 123s, 123s"), reply("Yes! My Valentine's Day party, on the 14th."))
     streamed, final = converse(brain, "Is there a party at Hobbs Cafe this week?")
-    assert streamed == "A: 123s, 123s, 123s"  # the first draw streamed as it was written
+    # The plain answer's opening streamed before the model ran; a draw that does not
+    # begin with it (this fake ignores grammars) streams no further.
+    assert streamed == "I am throwing a"
     assert final == "Yes! My Valentine's Day party, on the 14th."
     replies = [c for c in chat.history if c.schema and "utterance" in str(c.schema)]
     assert len(replies) == 2 and PARTY in replies[0].messages[0].content  # the fact given
@@ -442,6 +446,48 @@ def test_a_reply_answering_for_the_asker_is_drawn_again(tmp_path: Path) -> None:
     assert turned_around("You are working at the cafe today.", "Are you working today?")
     chat = ScriptedChat(default={"rating": 3})
     brain = grounded_brain(tmp_path, chat)
+    wrong = "You are throwing a party at Hobbs Cafe, I heard."
     chat.enqueue(*[reply(wrong)] * 3)
-    streamed, final = converse(brain, question)
-    assert streamed == wrong and final != wrong  # the draft streamed, the check replaced it
+    streamed, final = converse(brain, "Are you throwing a party?")
+    assert streamed == "I am throwing a" and final != wrong  # the check replaced the draft
+    assert final.startswith("I am throwing a Valentine's Day party")
+
+
+def test_with_no_fact_to_word_the_honest_answer_comes_without_a_model_call(
+    tmp_path: Path,
+) -> None:
+    """A new Isabella asked "Have you been invited to any event?" had drawn 'No, you have
+    not been invited', "I'm not sure, but I've just been invited to a party tonight" and
+    number soup: with nothing known, there is nothing for the model to word."""
+    chat = ScriptedChat(default={"rating": 3})
+    brain = grounded_brain(tmp_path, chat)
+    chat.enqueue(*[reply("No, you have not been invited to any event.")] * 3)
+    streamed, final = converse(brain, "Have you been invited to any event?")
+    assert streamed == final == DONT_KNOW
+    assert not [c for c in chat.history if c.schema and "utterance" in str(c.schema)]
+
+
+def test_the_plain_answers_opening_streams_before_the_model_answers(tmp_path: Path) -> None:
+    """Code chose what to say: the reply begins as the plain answer from the best fact
+    does, that opening streams at once, and the model's draw, held to begin with it,
+    streams the rest (its own copy of the opening is not sent twice)."""
+    chat = StuckChat(default={"rating": 3}, timeout_s=10)
+    brain = grounded_brain(tmp_path, chat)
+    line = "I am throwing a Valentine's Day party at Hobbs Cafe."
+    chat.enqueue(reply(line))
+
+    async def run() -> tuple[object, bool, list[object]]:
+        events = brain.converse("", "isabella", T0, "player", "Are you throwing a party?")
+        first = await anext(events)
+        model_stuck = not chat.release.is_set()
+        chat.release.set()
+        return first, model_stuck, [event async for event in events]
+
+    first, model_stuck, rest = asyncio.run(run())
+    assert first == "I am throwing a" and model_stuck
+    assert "".join(str(e) for e in rest[:-1]) == " Valentine's Day party at Hobbs Cafe."
+    assert isinstance(rest[-1], Line) and rest[-1].text == line
+    (call,) = [c for c in chat.history if c.schema and "utterance" in str(c.schema)]
+    assert call.schema == reply_schema("I am throwing a")
+    assert value_error(reply(line), call.schema) is None
+    assert value_error(reply("Yes! A party on the 14th."), call.schema) is not None

@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from npc_brain.action import Line
 from npc_brain.llm.base import ChatModel, Completion, Message
@@ -20,7 +21,7 @@ from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.mind.prompts import bullet_memories, clock, one_of
 from npc_brain.persona import Persona
 
-REPLY_SCHEMA = {
+REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "utterance": {"type": "string", "minLength": 1, "maxLength": 400},
@@ -28,7 +29,38 @@ REPLY_SCHEMA = {
     },
     "required": ["utterance", "end_conversation"],
 }
+# The characters of a reply that begins with a given opening (reply_schema).
+_SPOKEN = "A-Za-z0-9 ,.;:'!?-"
+OPENING_WORDS = 4
+_REPLY_BODY = 120  # the longest reply after its opening, but for its end mark
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def reply_schema(opening: str = "") -> dict[str, Any]:
+    """REPLY_SCHEMA, its utterance beginning with `opening` (code chose what to say,
+    the model words the rest)."""
+    if not opening:
+        return REPLY_SCHEMA
+    literal = re.sub(r"([.?])", r"\\\1", opening)  # its other characters are plain
+    # The opening's last word ended, then a sentence or two more, ended (or, after an
+    # opening without an end mark, an end mark alone).
+    more = f"[ ,;:][{_SPOKEN}]{{0,{_REPLY_BODY}}}[.!?]"
+    rest = more if opening[-1] in ".!?" else f"([.!?]|{more})"
+    utterance = {"type": "string", "pattern": f"^{literal}{rest}$"}
+    return {**REPLY_SCHEMA, "properties": {**REPLY_SCHEMA["properties"], "utterance": utterance}}
+
+
+def opening_of(answer: str, words: int = OPENING_WORDS) -> str:
+    """The first words of a planned answer that a reply starts with: up to `words`,
+    ending after the first that ends a clause, and before any character that is not
+    plain speech ('Klaus told me: "I am' -> 'Klaus told me:')."""
+    plain = re.match(f"[{_SPOKEN}]*", answer)
+    taken: list[str] = []
+    for word in (plain[0] if plain else "").split()[:words]:
+        taken.append(word)
+        if word[-1] in ",.;:!?":
+            break
+    return " ".join(taken)
 
 
 @dataclass(frozen=True)
@@ -87,8 +119,10 @@ def stream_reply(
     temperature: float,
     seed: int | None,
     on_text: Callable[[str], None],
+    opening: str = "",
 ) -> Reply:
-    """Generates a constrained reply, passing each new piece of its text to on_text."""
+    """Generates a constrained reply that begins with `opening`, passing each new piece
+    of its text to on_text."""
     extractor = UtteranceExtractor()
 
     def on_token(piece: str) -> None:
@@ -99,7 +133,7 @@ def stream_reply(
     completion = chat.complete(
         messages,
         max_tokens=max_tokens,
-        schema=REPLY_SCHEMA,
+        schema=reply_schema(opening),
         seed=seed,
         temperature=temperature,
         on_token=on_token,
@@ -108,7 +142,21 @@ def stream_reply(
         end = json.loads(completion.text).get("end_conversation") is True
     except (ValueError, AttributeError):
         end = False
-    return Reply(extractor.text.strip(), end, completion)
+    return Reply(_ended(extractor.text.strip(), opening), end, completion)
+
+
+def _ended(text: str, opening: str) -> str:
+    """A reply that begins with `opening`, its spaces single, and, if the pattern's
+    length limit cut it ("... and I'm so glad you're visiting my l."), back to its last
+    whole sentence, else to its last whole clause ("..., meet Maria at 3 pm, and write
+    the paper about the effects of gentrification, while." -> "..., meet Maria at 3 pm.")."""
+    text = re.sub(" {2,}", " ", text)
+    if not opening or len(text) <= len(opening) + _REPLY_BODY:
+        return text
+    if ends := [m.end() for m in _SENTENCE_END.finditer(text, len(opening))]:
+        return text[: ends[-1]]
+    clause = text.rfind(", ", len(opening))
+    return text[:clause] + "." if clause > 0 else text
 
 
 class UtteranceExtractor:

@@ -6,12 +6,16 @@ reflections; and situations to react to) is the nearest of a few anchor sentence
 the people it names are looked up. The facts the reply should rest on are then gathered
 for that topic (the persona, what the agent thinks of the person and its memories of
 them, today's plan, recent memories, important news, the agent's reflections; the
-agent's ablation switches apply) and given to the model. The reply streams as it is
-written; if it is degenerate or names none of the facts it is drawn again (not
-streamed: the final Utterance is the reply as stored), then replaced by a plain
-sentence built from the best fact, or an honest "I don't know". A greeting and nothing
-more ("Hello!") is answered in kind: a greeting back or a line resting on the persona,
-else a plain greeting.
+agent's ablation switches apply) and given to the model. Code chooses what to say and
+the model words it: the plain sentence built from the best fact ("I am planning a
+Valentine's Day party at the cafe.") is the answer planned, the reply must begin with
+its first words (a pattern in its grammar), and those stream at once, before the model
+starts; the rest streams as the model writes it. A reply that is degenerate or names
+none of the facts is drawn again (not streamed: the final Utterance is the reply as
+stored), then replaced by the planned sentence, which begins with the same words. With
+no fact at all the honest "I don't know" is the reply, without a model call. A greeting
+and nothing more ("Hello!") is answered in kind: a greeting back or a line resting on
+the persona, else a plain greeting.
 """
 
 from __future__ import annotations
@@ -55,7 +59,14 @@ from npc_brain.mind.talk.answers import (
 from npc_brain.mind.talk.intent import tells_when
 from npc_brain.mind.talk.misfit import Cast, misfit
 from npc_brain.mind.talk.news import NEWS_WEIGHTS, News
-from npc_brain.mind.talk.prompts import Reply, fact_messages, reply_messages, stream_reply
+from npc_brain.mind.talk.prompts import (
+    OPENING_WORDS,
+    Reply,
+    fact_messages,
+    opening_of,
+    reply_messages,
+    stream_reply,
+)
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
@@ -103,41 +114,15 @@ class Replies:
         it is checked (News.vetted): a secret never streams out."""
         speaker = world.store.get_agent(speaker_id)
         speaker_name = speaker.persona.name if speaker else speaker_id
-        grounding = self._f.settings.grounded_replies
-        facts: list[str] = []
-        topic = await self.topic(utterance, agent.persona.name) if grounding else ""
-        if grounding:
-            facts = await self.facts(world, agent, game_time, utterance, topic, speaker_id)
-            messages = fact_messages(agent.persona, game_time, facts, speaker_name, utterance)
-        else:
-            recalled = await self._f.context(world, agent, game_time, utterance, speaker_id)
-            messages = reply_messages(agent.persona, game_time, recalled, speaker_name, utterance)
-        answer: Reply | None = None
         guarded = self._news.withholds(world, agent.agent_id, speaker_id)
-        async for event in self._stream(world, agent, messages):
+        text, end = "", False
+        asked = (speaker_id, speaker_name, utterance)
+        async for event in self._reply(world, agent, game_time, asked):
             if isinstance(event, str):
                 if not guarded:
                     yield event
             else:
-                answer = event
-        assert answer is not None  # _stream ends with the reply
-        text = answer.text
-        if grounding:
-            situation = utterance if topic == "situation" else ""
-            known = f"{utterance} {agent.persona.name}"
-            texts = [agent.persona.describe(), utterance, *facts]
-            texts += world.store.places(agent.agent_id)
-            cast = Cast.of(agent.persona.name, speaker_name, world.people(), texts)
-            text = await self._checked(
-                world,
-                agent,
-                messages,
-                answer.text,
-                facts,
-                (situation, known, utterance),
-                cast,
-                topic,
-            )
+                text, end = event
         text = await self._news.vetted(
             world, agent, speaker_id, utterance, text or "...", interview
         )
@@ -149,7 +134,58 @@ class Replies:
             await self._f.remember_dialogue(
                 world, agent, speaker_id, speaker_name, exchange, game_time, "", [ANYONE, own]
             )
-        yield Line(agent.agent_id, text, answer.end_conversation)
+        yield Line(agent.agent_id, text, end)
+
+    async def _reply(
+        self, world: World, agent: AgentRecord, game_time: GameTime, asked: tuple[str, str, str]
+    ) -> AsyncIterator[str | tuple[str, bool]]:
+        """The reply's text pieces, then its text as checked and whether it ends the
+        conversation. `asked`: the speaker's id and name, and what it said.
+
+        Grounded, code chooses what to say and the model words it: the reply begins as
+        the plain answer from the best fact does (asked what it would do, as the plain
+        answer but for its last words), and that opening streams before the model
+        starts. With no fact to word, the honest answer is the reply, without a model
+        call."""
+        speaker_id, speaker_name, utterance = asked
+        if not self._f.settings.grounded_replies:
+            recalled = await self._f.context(world, agent, game_time, utterance, speaker_id)
+            messages = reply_messages(agent.persona, game_time, recalled, speaker_name, utterance)
+            async for event in self._stream(world, agent, messages, ""):
+                yield event if isinstance(event, str) else (event.text, event.end_conversation)
+            return
+        topic = await self.topic(utterance, agent.persona.name)
+        situation = utterance if topic == "situation" else ""
+        facts = await self.facts(world, agent, game_time, utterance, topic, speaker_id)
+        texts = [agent.persona.describe(), utterance, *facts, *world.store.places(agent.agent_id)]
+        cast = Cast.of(agent.persona.name, speaker_name, world.people(), texts)
+        fallback = GREETING if topic == "greeting" else plain_reply(agent, facts, situation, cast)
+        if not facts and topic not in ("greeting", "situation"):
+            yield fallback
+            yield fallback, False
+            return
+        messages = fact_messages(agent.persona, game_time, facts, speaker_name, utterance)
+        # Asked what it would do, the agent sees to the thing ("I'd stop what I'm doing
+        # and see to my breakfast"), and the model says how.
+        opening = opening_of(fallback, len(fallback.split()) - 2 if situation else OPENING_WORDS)
+        answer: Reply | None = None
+        async for event in self._stream(world, agent, messages, opening):
+            if isinstance(event, str):
+                yield event
+            else:
+                answer = event
+        assert answer is not None  # _stream ends with the reply
+        text = await self._checked(
+            world,
+            agent,
+            (messages, opening),
+            answer.text,
+            facts,
+            (situation, f"{utterance} {agent.persona.name}", utterance),
+            cast,
+            (topic, fallback),
+        )
+        yield text, answer.end_conversation
 
     async def facts(
         self,
@@ -172,7 +208,10 @@ class Replies:
         own = _persona_facts(agent)
         if not agent.memory_enabled:
             return own[:FACTS] if topic in ("self", "situation", "reflection") else own[:2]
-        found = own if topic in ("self", "greeting") else []
+        asked = key_terms(utterance) - _GENERIC
+        # The persona's own facts that hold the question's words: the cafe's owner asked
+        # "When do you open the cafe?" starts from running it, not from her party there.
+        found = own if topic in ("self", "greeting") else [f for f in own if key_terms(f) & asked]
         recall = partial(self._recalled, world, agent, game_time, told_to=speaker_id)
         plan = world.mind(agent.agent_id).plan
         doing = _doing(agent)
@@ -210,7 +249,6 @@ class Replies:
             found += [f for f, score in zip(related, likeness, strict=True) if score >= RELEVANT]
         # And memories of what the question names, found by its own words (a long day's
         # memories bury "the party" under recent ones for the whole question).
-        asked = key_terms(utterance) - _GENERIC
         if asked:
             by_words = await recall(" ".join(sorted(asked)), 5, WORDS_WEIGHTS, kinds=kinds)
             found += [f for f in by_words if key_terms(f) & asked]
@@ -272,14 +310,16 @@ class Replies:
         self,
         world: World,
         agent: AgentRecord,
-        messages: list[Message],
+        prompt: tuple[list[Message], str],
         text: str,
         facts: list[str],
         asked: tuple[str, str, str],
         cast: Cast,
-        topic: str,
+        planned: tuple[str, str],
     ) -> str:
-        """The reply if it is usable; else a redraw that is; else the plain answer.
+        """The reply if it is usable; else a redraw that is; else the plain answer
+        (`planned`: the topic and that answer; `prompt`: the messages and the opening a
+        draw begins with).
         Usable: not degenerate, fitting the town (misfit: English, in the agent's own
         part, naming only what `cast` knows), not repeating the question nor answering it
         for the asker ("No, you have not been invited"), naming no one
@@ -293,6 +333,7 @@ class Replies:
         the situation asked to react to ('' if none), what was known, and the question."""
         settings = self._f.settings
         situation, known, question = asked
+        topic, fallback = planned
         people = [p for p in cast.people if p not in (cast.listener, cast.speaker)]
         at_hand = [*facts, known, agent.persona.describe()]
         news = topic == "news" and bool(facts)
@@ -318,9 +359,9 @@ class Replies:
             if attempt == REDRAWS:
                 break
             seed = settings.seed + attempt + 1
-            again = await self._draw(world, agent, messages, seed, lambda _: None)
+            again = await self._draw(world, agent, prompt, seed, lambda _: None)
             text = again.text
-        return GREETING if topic == "greeting" else plain_reply(agent, facts, situation, cast)
+        return fallback
 
     async def _rests_on(
         self, text: str, facts: list[str], asked: tuple[str, str, str], topic: str
@@ -345,12 +386,14 @@ class Replies:
         self,
         world: World,
         agent: AgentRecord,
-        messages: list[Message],
+        prompt: tuple[list[Message], str],
         seed: int,
         on_text: Callable[[str], None],
     ) -> Reply:
-        """One reply drawn at player-dialogue priority, each new piece of text to on_text."""
+        """One reply drawn at player-dialogue priority, beginning with the opening of
+        `prompt` (its messages, its opening), each new piece of text to on_text."""
         settings = self._f.settings
+        messages, opening = prompt
 
         def reply(chat: ChatModel) -> tuple[Reply, Completion]:
             answer = stream_reply(
@@ -360,29 +403,42 @@ class Replies:
                 temperature=settings.temperature,
                 seed=seed,
                 on_text=on_text,
+                opening=opening,
             )
             return answer, answer.completion
 
         return await self._f.think(world, agent, "converse", Priority.PLAYER_DIALOGUE, reply)
 
     async def _stream(
-        self, world: World, agent: AgentRecord, messages: list[Message]
+        self, world: World, agent: AgentRecord, messages: list[Message], opening: str
     ) -> AsyncIterator[str | Reply]:
-        """The reply's text pieces as the model writes them, then the whole Reply."""
+        """The reply's text pieces, then the whole Reply: the opening at once, before
+        the model starts, then the rest as the model writes it (its own copy of the
+        opening is not sent again; a draw that does not begin with it, from a backend
+        that ignores the pattern, streams no further)."""
         pieces: asyncio.Queue[str | None] = asyncio.Queue()
         listening = True
         loop = asyncio.get_running_loop()
+        written = ""  # the draw's text so far
 
         def on_text(piece: str) -> None:
+            nonlocal written
             if not listening:
                 raise _ListenerLeft
-            loop.call_soon_threadsafe(pieces.put_nowait, piece)
+            before, written = written, written + piece
+            if not written.startswith(opening[: len(written)]):
+                return  # diverged from the opening: the final Utterance tells the reply
+            new = written[max(len(before), len(opening)) :]
+            if new:
+                loop.call_soon_threadsafe(pieces.put_nowait, new)
 
         job: asyncio.Future[Reply] = asyncio.ensure_future(
-            self._draw(world, agent, messages, self._f.settings.seed, on_text)
+            self._draw(world, agent, (messages, opening), self._f.settings.seed, on_text)
         )
         job.add_done_callback(_close_queue(pieces))
         try:
+            if opening:
+                yield opening
             while (piece := await pieces.get()) is not None:
                 yield piece
             yield await job
@@ -405,8 +461,11 @@ def plain_reply(agent: AgentRecord, facts: Sequence[str], situation: str, cast: 
 def _persona_facts(agent: AgentRecord) -> list[str]:
     """The persona as facts, what it does first."""
     p = agent.persona
-    article = p.learned.split(" ", 1)[0].lower() in ("a", "an", "the")
-    facts = [f"{p.name} {'is ' if article else ''}{p.learned}" if p.learned else ""]
+    first = p.learned.split(" ", 1)[0]
+    article = first.lower() in ("a", "an", "the")
+    named = first in p.name.split()  # "Isabella runs Hobbs Cafe ..." names her already
+    learned = p.learned if named else f"{p.name} {'is ' if article else ''}{p.learned}"
+    facts = [learned if p.learned else ""]
     facts += _doing(agent)
     facts += [f"{p.name} is {p.innate}" if p.innate else ""]
     facts += [f"{p.name} {p.lifestyle}" if p.lifestyle else ""]
