@@ -227,6 +227,13 @@ class Settings:
     max_conversation_turns: int = _cognition(
         6, "lines in one conversation between agents at most", 2, 40
     )
+    small_talk_lines: int = _cognition(
+        0,
+        "lines of small talk a conversation between agents goes on with once both have "
+        "spoken and neither has news, an answer or a question left (line_intents)",
+        0,
+        40,
+    )
     planner: str = _cognition(
         "composed",
         "how days are planned: composed (the day laid out from the persona, its "

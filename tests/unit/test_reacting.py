@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from npc_brain.brain import Brain
 from npc_brain.llm.fakes import RoutedChat, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
@@ -148,7 +150,7 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
         ]
     )
     chat.queues["talk"] = [{"answer": "yes"}]
-    brain = make_brain(tmp_path, chat, planner="free")
+    brain = make_brain(tmp_path, chat, planner="free", small_talk_lines=6)
 
     async def scenario() -> list[str]:
         await _town(brain)
@@ -163,6 +165,33 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
     ]
     # 2 fresh, a parrot drawn again, 3 parrots (then the plain answer), 3 more: the end
     assert chat.calls.count("line") == 10
+
+
+@pytest.mark.parametrize("small_talk_lines", [0, 1])
+def test_once_both_have_spoken_small_talk_ends_the_conversation(
+    tmp_path: Path, small_talk_lines: int
+) -> None:
+    """Nothing left to say (no news, answer or question to ask): the talk ends, unless
+    `small_talk_lines` lets it go on."""
+    chat = routed(
+        line=[
+            {"utterance": "Hi Klaus, it is a lovely day at the cafe.", "end_conversation": False},
+            {"utterance": "Yes, the sun is out at last.", "end_conversation": False},
+            {"utterance": "The coffee smells good this morning.", "end_conversation": False},
+            {"utterance": "It does, the beans are fresh.", "end_conversation": False},
+        ]
+    )
+    chat.queues["talk"] = [{"answer": "yes"}]
+    brain = make_brain(tmp_path, chat, planner="free", small_talk_lines=small_talk_lines)
+
+    async def scenario() -> list[str]:
+        await _town(brain)
+        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        return [line.intent for line in result.action.chat]
+
+    # each asks once what the other is doing; then there is small talk only
+    assert asyncio.run(scenario()) == ["ask", "ask"] + ["small talk"] * small_talk_lines
+    assert chat.calls.count("line") == 2 + small_talk_lines
 
 
 def test_a_broken_line_is_drawn_again(tmp_path: Path) -> None:
@@ -213,7 +242,7 @@ def test_talking_both_remember_think_it_over_and_replan(tmp_path: Path) -> None:
         thoughts=[THOUGHTS, THOUGHTS],
         revise=[REVISION, REVISION],
     )
-    brain = make_brain(tmp_path, chat, planner="free", afterthoughts="model")
+    brain = make_brain(tmp_path, chat, planner="free", afterthoughts="model", small_talk_lines=6)
 
     async def scenario() -> None:
         await _town(brain)

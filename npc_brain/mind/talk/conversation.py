@@ -104,6 +104,7 @@ class Conversations:
             for a, b in pairs
         }
         asked: set[str] = set()
+        small_talk = self._f.settings.small_talk_lines
         lines: list[Line] = []
         carried: list[MemoryRecord | None] = []  # the speaker's memory each line passed on
         for turn in range(self._f.settings.max_conversation_turns):
@@ -118,6 +119,9 @@ class Conversations:
             intent = SMALL_TALK
             if intents:
                 intent = self._intent(speaker, listener, lines, said, news, asked, memories)
+                chatter = sum(line.intent.startswith("small talk") for line in lines[2:])
+                if len(lines) >= 2 and intent is SMALL_TALK and chatter >= small_talk:
+                    break  # both have spoken, and neither has anything left to say
                 memories = distinct([*([intent.memory] if intent.memory else []), *memories])
             view = views[speaker.agent_id]
             standing = known[speaker.agent_id]
