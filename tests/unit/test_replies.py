@@ -491,3 +491,16 @@ def test_the_plain_answers_opening_streams_before_the_model_answers(tmp_path: Pa
     assert call.schema == reply_schema("I am throwing a")
     assert value_error(reply(line), call.schema) is None
     assert value_error(reply("Yes! A party on the 14th."), call.schema) is not None
+
+
+def test_a_draw_that_garbles_streams_no_further(tmp_path: Path) -> None:
+    """A new Isabella asked "When do you open the cafe?" streamed number soup
+    ("11:46:34.54.50.22.35.9008, ...") before the plain answer replaced it."""
+    chat = ScriptedChat(default={"rating": 3}, chunk=4)
+    brain = grounded_brain(tmp_path, chat)
+    soup = "I am throwing a party at 11 46 34 54 50 22 35 9008 and 11 46 34 54 50."
+    chat.enqueue(*[reply(soup)] * 3)
+    streamed, final = converse(brain, "Are you throwing a party?")
+    assert soup.startswith(streamed) and "I am throwing a party" in streamed
+    assert "46 34" not in streamed  # it stopped once the numbers outran the words
+    assert final.startswith("I am throwing a Valentine's Day party")

@@ -175,6 +175,12 @@ def broken(text: str) -> str | None:
     """Why a line is broken, however short: a role tag, out of character ("I'm not a
     human"), markup or JSON, cut off by the length limit, number soup, a repetition loop
     ("Sam Moore, Sam Moore, ..."); or None."""
+    return garbled(text, whole=True)
+
+
+def garbled(text: str, whole: bool = False) -> str | None:
+    """Why the start of a line is broken already (`broken` but for being cut off, which
+    only a `whole` line can be), or None."""
     stripped = text.strip()
     words = _WORD.findall(stripped)
     if _ROLE_TAG.search(stripped):
@@ -183,7 +189,7 @@ def broken(text: str) -> str | None:
         return "out of character"
     if any(c in stripped for c in "{}[]<>") or '"utterance"' in stripped:
         return "a markup or JSON fragment"
-    if _CUT_OFF.search(stripped):
+    if whole and _CUT_OFF.search(stripped):
         return "cut off mid-sentence"
     numbers = sum(w.isdigit() for w in words)
     if numbers > 4 or (words and numbers > len(words) / 4):

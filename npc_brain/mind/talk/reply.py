@@ -10,7 +10,7 @@ agent's ablation switches apply) and given to the model. Code chooses what to sa
 the model words it: the plain sentence built from the best fact ("I am planning a
 Valentine's Day party at the cafe.") is the answer planned, the reply must begin with
 its first words (a pattern in its grammar), and those stream at once, before the model
-starts; the rest streams as the model writes it. A reply that is degenerate or names
+starts; the rest streams as the model writes it, a word at a time, until it garbles. A reply that is degenerate or names
 none of the facts is drawn again (not streamed: the final Utterance is the reply as
 stored), then replaced by the planned sentence, which begins with the same words. With
 no fact at all the honest "I don't know" is the reply, without a model call. A greeting
@@ -44,6 +44,7 @@ from npc_brain.mind.talk.answers import (
     denies,
     echoes,
     first_person,
+    garbled,
     greets,
     grounded,
     key_terms,
@@ -412,24 +413,16 @@ class Replies:
     async def _stream(
         self, world: World, agent: AgentRecord, messages: list[Message], opening: str
     ) -> AsyncIterator[str | Reply]:
-        """The reply's text pieces, then the whole Reply: the opening at once, before
-        the model starts, then the rest as the model writes it (its own copy of the
-        opening is not sent again; a draw that does not begin with it, from a backend
-        that ignores the pattern, streams no further)."""
+        """The reply's text pieces (a _Preview of the first draw), then the whole Reply."""
         pieces: asyncio.Queue[str | None] = asyncio.Queue()
         listening = True
         loop = asyncio.get_running_loop()
-        written = ""  # the draw's text so far
+        preview = _Preview(opening)
 
         def on_text(piece: str) -> None:
-            nonlocal written
             if not listening:
                 raise _ListenerLeft
-            before, written = written, written + piece
-            if not written.startswith(opening[: len(written)]):
-                return  # diverged from the opening: the final Utterance tells the reply
-            new = written[max(len(before), len(opening)) :]
-            if new:
+            if new := preview.feed(piece):
                 loop.call_soon_threadsafe(pieces.put_nowait, new)
 
         job: asyncio.Future[Reply] = asyncio.ensure_future(
@@ -441,9 +434,50 @@ class Replies:
                 yield opening
             while (piece := await pieces.get()) is not None:
                 yield piece
-            yield await job
+            answer = await job
+            if rest := preview.rest(answer.text):
+                yield rest
+            yield answer
         finally:
             listening = False
+
+
+class _Preview:
+    """What of a draw streams. With an opening (a grounded reply): the opening at once,
+    before the model starts, then the draw's text beyond it a whole word at a time,
+    until it leaves the opening (a backend that ignores the pattern) or garbles (number
+    soup, a loop, a role tag: answers.garbled); the final Utterance tells the rest.
+    Without one, the draw as the model writes it."""
+
+    def __init__(self, opening: str) -> None:
+        self._opening = opening
+        self._written = ""  # the draw's text so far
+        self._sent = opening
+        self._stopped = False
+
+    def feed(self, piece: str) -> str:
+        """The draw's next piece of text; what of it to stream now (maybe '')."""
+        self._written += piece
+        if not self._opening:
+            return piece
+        written, opening = self._written, self._opening
+        if self._stopped or not written.startswith(opening[: len(written)]):
+            self._stopped = True
+            return ""
+        words = written[: written.rfind(" ") + 1].rstrip() if " " in written else ""
+        if len(words) <= len(self._sent):
+            return ""
+        if garbled(words):
+            self._stopped = True
+            return ""
+        new, self._sent = words[len(self._sent) :], words
+        return new
+
+    def rest(self, text: str) -> str:
+        """What of the draw's whole text is left to stream, if it still may."""
+        if not self._opening or self._stopped or garbled(text) or not text.startswith(self._sent):
+            return ""
+        return text[len(self._sent) :]
 
 
 def plain_reply(agent: AgentRecord, facts: Sequence[str], situation: str, cast: Cast) -> str:
