@@ -30,7 +30,7 @@ from npc_brain.mind.talk.answers import (
     unfounded,
 )
 from npc_brain.mind.talk.misfit import Cast
-from npc_brain.mind.talk.prompts import reply_schema
+from npc_brain.mind.talk.prompts import REPLY_SCHEMA, opening_of, reply_schema
 from npc_brain.mind.talk.reply import plain_reply
 from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import make_brain
@@ -504,3 +504,15 @@ def test_a_draw_that_garbles_streams_no_further(tmp_path: Path) -> None:
     assert soup.startswith(streamed) and "I am throwing a party" in streamed
     assert "46 34" not in streamed  # it stopped once the numbers outran the words
     assert final.startswith("I am throwing a Valentine's Day party")
+
+
+def test_the_opening_is_the_planned_answers_first_words_of_plain_speech() -> None:
+    assert opening_of("I run Hobbs Cafe and love to make people feel welcome.") == (
+        "I run Hobbs Cafe"
+    )
+    assert opening_of(DONT_KNOW) == "I'm not sure,"  # to the first clause's end
+    assert opening_of(GREETING) == "Hello!"
+    assert opening_of('Klaus told me: "I am running for mayor."') == "Klaus told me:"
+    assert opening_of("I met José at the cafe.") == "I met"  # never half a word
+    assert opening_of("Über alles.") == ""  # a reply with no opening: the plain schema
+    assert reply_schema("") == REPLY_SCHEMA

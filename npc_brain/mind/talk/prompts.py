@@ -55,8 +55,11 @@ def opening_of(answer: str, words: int = OPENING_WORDS) -> str:
     ending after the first that ends a clause, and before any character that is not
     plain speech ('Klaus told me: "I am' -> 'Klaus told me:')."""
     plain = re.match(f"[{_SPOKEN}]*", answer)
+    speech = plain[0] if plain else ""
+    if len(speech) < len(answer) and not answer[len(speech)].isspace():
+        speech = speech.rsplit(" ", 1)[0] if " " in speech else ""  # "I met Jos|é": no "Jos"
     taken: list[str] = []
-    for word in (plain[0] if plain else "").split()[:words]:
+    for word in speech.split()[:words]:
         taken.append(word)
         if word[-1] in ",.;:!?":
             break
