@@ -6,7 +6,9 @@ A real server (`npc-brain serve --port 0`, the default models) per arm: the play
 talks to Isabella (Converse, a fresh question each time) first on an idle server, then
 while `--busy-agents` other agents plan (Act on a new day: a day plan, then its hours)
 and reflect (Reflect), each in a loop of its own, so the model always has a job running.
-Time to first token is from sending the request to the first token event. The arms, in
+Time to first token is from sending the request to the first token event (with grounded
+replies, the reply's opening, which code chooses before the model starts), and time to
+the whole reply to its final Utterance (the model's draws and their checks). The arms, in
 one run: continuous batching (`chat_slots` 4: the town's calls decoded together, a
 player's line read first and on a slot kept for it); one call at a time with
 `player_first` (a player's line interrupts the running job between two tokens or

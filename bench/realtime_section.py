@@ -4,9 +4,11 @@ measured in the same run.
     python -m bench --only realtime [--quick]     (about 30 minutes on 2 quiet cores,
     python -m bench.realtime_section [--quick]     plus llama-server's build, once)
 
-- A player's first token (Converse), idle and while 6 agents plan and reflect: the
-  default server (one call at a time, a player's line interrupting the running job)
-  against the serial scheduler (the line waits for the job), bench/realtime.py.
+- A player's first token (Converse), idle and while 6 agents plan and reflect, and the
+  whole reply (its final Utterance): the default server (one call at a time, a
+  player's line interrupting the running job) against the serial scheduler (the line
+  waits for the job), bench/realtime.py. With grounded replies the first token is the
+  reply's opening, chosen by code; the whole reply is the model's time.
 - Generated tokens a second with 8 calls at once against 1: the batching engine
   (`chat_slots` 8) against one call at a time, with llama.cpp's own llama-server
   (`--parallel 8`) beside them where it can be built (bench/batching.py).
