@@ -10,12 +10,12 @@ agent's ablation switches apply) and given to the model. Code chooses what to sa
 the model words it: the plain sentence built from the best fact ("I am planning a
 Valentine's Day party at the cafe.") is the answer planned, the reply must begin with
 its first words (a pattern in its grammar), and those stream at once, before the model
-starts; the rest streams as the model writes it, a word at a time, until it garbles. A reply that is degenerate or names
-none of the facts is drawn again (not streamed: the final Utterance is the reply as
-stored), then replaced by the planned sentence, which begins with the same words. With
-no fact at all the honest "I don't know" is the reply, without a model call. A greeting
-and nothing more ("Hello!") is answered in kind: a greeting back or a line resting on
-the persona, else a plain greeting.
+starts; the rest streams as the model writes it, a word at a time, until it garbles.
+A reply that is degenerate or names none of the facts is drawn again (not streamed:
+the final Utterance is the reply as stored), then replaced by the planned sentence,
+which begins with the same words. With no fact at all the honest "I don't know" is the
+reply, without a model call. A greeting and nothing more ("Hello!") is answered in
+kind: a greeting back or a line resting on the persona, else a plain greeting.
 """
 
 from __future__ import annotations
