@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.llm.fakes import RoutedChat, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
@@ -63,6 +64,17 @@ async def _town(brain: Brain, planning: bool = True) -> None:
             T0,
             Switches(reflection=False, planning=planning),
         )
+
+
+def _isabella_meets_klaus(brain: Brain) -> list[Line]:
+    """The lines of the talk Isabella starts on seeing Klaus (the town, one lockstep Tick)."""
+
+    async def scenario() -> list[Line]:
+        await _town(brain)
+        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        return list(result.action.chat)
+
+    return asyncio.run(scenario())
 
 
 def _sees(other: str, text: str = "is reading at the counter") -> list[Observation]:
@@ -152,12 +164,7 @@ def test_a_parroted_line_is_drawn_again_and_three_in_a_row_end_the_conversation(
     chat.queues["talk"] = [{"answer": "yes"}]
     brain = make_brain(tmp_path, chat, planner="free", small_talk_lines=6)
 
-    async def scenario() -> list[str]:
-        await _town(brain)
-        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
-        return [line.text for line in result.action.chat]
-
-    assert asyncio.run(scenario()) == [
+    assert [line.text for line in _isabella_meets_klaus(brain)] == [
         "Hi Klaus, it is a lovely day at the cafe.",
         "Yes, I finished my paper today.",
         "Will you come to my party tomorrow?",
@@ -184,13 +191,9 @@ def test_once_both_have_spoken_small_talk_ends_the_conversation(
     chat.queues["talk"] = [{"answer": "yes"}]
     brain = make_brain(tmp_path, chat, planner="free", small_talk_lines=small_talk_lines)
 
-    async def scenario() -> list[str]:
-        await _town(brain)
-        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
-        return [line.intent for line in result.action.chat]
-
     # each asks once what the other is doing; then there is small talk only
-    assert asyncio.run(scenario()) == ["ask", "ask"] + ["small talk"] * small_talk_lines
+    intents = [line.intent for line in _isabella_meets_klaus(brain)]
+    assert intents == ["ask", "ask"] + ["small talk"] * small_talk_lines
     assert chat.calls.count("line") == 2 + small_talk_lines
 
 
@@ -206,12 +209,7 @@ def test_a_broken_line_is_drawn_again(tmp_path: Path) -> None:
     chat.queues["talk"] = [{"answer": "yes"}]
     brain = make_brain(tmp_path, chat, planner="free")
 
-    async def scenario() -> list[str]:
-        await _town(brain)
-        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
-        return [line.text for line in result.action.chat]
-
-    assert asyncio.run(scenario()) == [
+    assert [line.text for line in _isabella_meets_klaus(brain)] == [
         "Hi Klaus, how is the paper going?",
         "It is going well, thank you.",
     ]
