@@ -196,9 +196,8 @@ class WorldStore:
         """Writes several agents' new places and memories in one transaction (one fsync
         for a whole Tick); returns each agent's stored memories, in order."""
         with self._transaction() as db:
-            db.executemany(
-                "INSERT OR IGNORE INTO places VALUES (?, ?, ?)",
-                [(p.agent_id, a, p.game_time) for p in perceptions for a in p.places if a],
+            _insert_places(
+                db, [(p.agent_id, a, p.game_time) for p in perceptions for a in p.places]
             )
             stored = [
                 _insert_memories(db, p.agent_id, p.memories, p.vectors) if p.memories else []
@@ -334,7 +333,7 @@ class WorldStore:
     def add_places(self, agent_id: str, addresses: Sequence[str], game_time: GameTime) -> None:
         """Adds addresses to the places an agent knows (spatial memory)."""
         with self._transaction() as db:
-            _insert_places(db, agent_id, addresses, game_time)
+            _insert_places(db, [(agent_id, address, game_time) for address in addresses])
 
     def places(self, agent_id: str) -> list[str]:
         """The addresses an agent knows, in the order it learnt them."""
@@ -411,13 +410,10 @@ def _insert_memories(
     return stored
 
 
-def _insert_places(
-    db: sqlite3.Connection, agent_id: str, addresses: Sequence[str], game_time: GameTime
-) -> None:
-    db.executemany(
-        "INSERT OR IGNORE INTO places VALUES (?, ?, ?)",
-        [(agent_id, address, game_time) for address in addresses if address],
-    )
+def _insert_places(db: sqlite3.Connection, rows: Sequence[tuple[str, str, GameTime]]) -> None:
+    """Adds (agent_id, address, game_time) rows to the places agents know; an empty
+    address is no place."""
+    db.executemany("INSERT OR IGNORE INTO places VALUES (?, ?, ?)", [row for row in rows if row[1]])
 
 
 _NEW_MEMORY_VALUES = attrgetter(*(f.name for f in fields(NewMemory)))  # in field order

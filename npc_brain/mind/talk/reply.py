@@ -464,7 +464,7 @@ class _Preview:
         if self._stopped or not written.startswith(opening[: len(written)]):
             self._stopped = True
             return ""
-        words = written[: written.rfind(" ") + 1].rstrip() if " " in written else ""
+        words = written[: written.rfind(" ") + 1].rstrip()  # its whole words (none: "")
         if len(words) <= len(self._sent):
             return ""
         if garbled(words):
