@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -155,6 +157,22 @@ class MemoryRecord(NewMemory):
 
     memory_id: int = 0
     last_accessed: GameTime = 0.0
+
+
+def untrack(records: Iterable[MemoryRecord]) -> None:
+    """Takes records out of the cyclic garbage collector's sight. A record refers only to
+    strings, numbers, enums and shared frozen values, none of which can refer back to it,
+    so it is in no reference cycle and reference counting alone frees it (CPython
+    untracks tuples of such values the same way). Streams keep them for the process's
+    life: tracked, every full collection scanned them all with the event loop stopped
+    (27 ms at 40k memories, and growing with the streams)."""
+    for record in records:
+        _gc_untrack(record)
+
+
+_gc_untrack = ctypes.pythonapi.PyObject_GC_UnTrack  # a no-op on an untracked object
+_gc_untrack.argtypes = [ctypes.py_object]
+_gc_untrack.restype = None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
+from npc_brain.memory.checkpoints import Checkpointer
 from npc_brain.memory.claims import ClaimBook
 from npc_brain.memory.contradictions import ContradictionBook
 from npc_brain.memory.migrations import MIGRATIONS
@@ -44,6 +45,7 @@ _MEMORY_COLUMNS = (
     " source_agent_id, created, last_accessed, importance, evidence_json, depth, expires,"
     " private, share_with_json"
 )
+_ABSENT_KEPT = 10_000  # ids known not to be agents, kept at most (games' subjects vary)
 _NEW_VERSION = "UPDATE agents SET memory_version = lower(hex(randomblob(8))) WHERE agent_id = ?"
 
 
@@ -67,16 +69,20 @@ class WorldStore:
         self._lock = threading.RLock()
         self._fenced = ""  # why writes are refused; empty: they are not
         self._agents: dict[str, AgentRecord] = {}  # read through: every Act and Tick asks
+        self._absent: set[str] = set()  # ids asked for and not found (a Tick asks often)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA wal_autocheckpoint=0")  # see memory/checkpoints.py
         self._db.execute("PRAGMA foreign_keys=ON")
+        self._checkpoints = Checkpointer(path)
         self._migrate()
         self.claims = ClaimBook(self._transaction, self._reading)
         self.relationships = RelationshipBook(self._transaction, self._reading)
         self.contradictions = ContradictionBook(self._transaction, self._reading)
 
     def close(self) -> None:
+        self._checkpoints.close()
         with self._lock:
             self._db.close()
 
@@ -100,6 +106,7 @@ class WorldStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            self._checkpoints.after_commit(self._db)
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
@@ -156,10 +163,13 @@ class WorldStore:
                     ),
                 )
             self._agents[agent.agent_id] = agent
+            self._absent.discard(agent.agent_id)
 
     def get_agent(self, agent_id: str) -> AgentRecord | None:
         if (known := self._agents.get(agent_id)) is not None:  # set only after its commit
             return known
+        if agent_id in self._absent:
+            return None
         with self._lock:
             row = self._db.execute(
                 "SELECT persona_json, reflection_enabled, planning_enabled, memory_enabled"
@@ -167,6 +177,9 @@ class WorldStore:
                 (agent_id,),
             ).fetchone()
             if row is None:
+                if len(self._absent) >= _ABSENT_KEPT:
+                    self._absent.clear()
+                self._absent.add(agent_id)
                 return None
             fields = json.loads(row[0])
             fields["daily_requirements"] = tuple(fields["daily_requirements"])
@@ -188,7 +201,7 @@ class WorldStore:
     ) -> list[MemoryRecord]:
         """Writes memories with their embeddings in one transaction; returns them with ids."""
         with self._transaction() as db:
-            stored = _insert_memories(db, agent_id, memories, vectors)
+            (stored,) = _insert_memories(db, [(agent_id, memories, vectors)])
             db.execute(_NEW_VERSION, (agent_id,))
             return stored
 
@@ -199,10 +212,9 @@ class WorldStore:
             _insert_places(
                 db, [(p.agent_id, a, p.game_time) for p in perceptions for a in p.places]
             )
-            stored = [
-                _insert_memories(db, p.agent_id, p.memories, p.vectors) if p.memories else []
-                for p in perceptions
-            ]
+            stored = _insert_memories(
+                db, [(p.agent_id, p.memories, p.vectors) for p in perceptions]
+            )
             db.executemany(_NEW_VERSION, [(p.agent_id,) for p in perceptions if p.memories])
             return stored
 
@@ -366,48 +378,67 @@ class WorldStore:
 
 def _insert_memories(
     db: sqlite3.Connection,
-    agent_id: str,
-    memories: Sequence[NewMemory],
-    vectors: NDArray[np.float32] | None,
-) -> list[MemoryRecord]:
-    """Inserts memories; `vectors` None writes them without embeddings (empty blobs).
-    The caller marks the agent's memories changed (_NEW_VERSION), once per transaction."""
-    stored: list[MemoryRecord] = []
-    blobs = (
-        [b""] * len(memories)
-        if vectors is None
-        else [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
-    )
-    for memory, blob in zip(memories, blobs, strict=True):
-        cursor = db.execute(
-            "INSERT INTO memories (agent_id, kind, description, subject, predicate,"
-            " object, address, source_kind, source_agent_id, created, last_accessed,"
-            " importance, evidence_json, depth, expires, private, share_with_json, embedding)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                agent_id,
-                int(memory.kind),
-                memory.description,
-                memory.subject,
-                memory.predicate,
-                memory.object,
-                memory.address,
-                int(memory.source.kind),
-                memory.source.agent_id,
-                memory.created,
-                memory.created,
-                memory.importance,
-                _json_list(memory.evidence_ids),
-                memory.depth,
-                memory.expires,
-                memory.sharing.private,
-                _json_list(memory.sharing.share_with),
-                blob,
-            ),
+    batches: Sequence[tuple[str, Sequence[NewMemory], NDArray[np.float32] | None]],
+) -> list[list[MemoryRecord]]:
+    """Inserts (agent_id, memories, vectors) batches in one statement; vectors None
+    writes that batch without embeddings (empty blobs). Returns each batch's records.
+    The ids are the ones AUTOINCREMENT would give, in order: the write lock is held, so
+    no other writer takes one meanwhile. The caller marks the agents' memories changed
+    (_NEW_VERSION), once per transaction."""
+    next_id = _next_memory_id(db)
+    stored: list[list[MemoryRecord]] = []
+    rows = []
+    for agent_id, memories, vectors in batches:
+        blobs = (
+            [b""] * len(memories)
+            if vectors is None
+            else [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
         )
-        assert cursor.lastrowid is not None
-        stored.append(_stored(memory, cursor.lastrowid))
+        records = []
+        for memory, blob in zip(memories, blobs, strict=True):
+            rows.append(
+                (
+                    next_id,
+                    agent_id,
+                    int(memory.kind),
+                    memory.description,
+                    memory.subject,
+                    memory.predicate,
+                    memory.object,
+                    memory.address,
+                    int(memory.source.kind),
+                    memory.source.agent_id,
+                    memory.created,
+                    memory.created,
+                    memory.importance,
+                    _json_list(memory.evidence_ids),
+                    memory.depth,
+                    memory.expires,
+                    memory.sharing.private,
+                    _json_list(memory.sharing.share_with),
+                    blob,
+                )
+            )
+            records.append(_stored(memory, next_id))
+            next_id += 1
+        stored.append(records)
+    db.executemany(
+        "INSERT INTO memories (memory_id, agent_id, kind, description, subject, predicate,"
+        " object, address, source_kind, source_agent_id, created, last_accessed,"
+        " importance, evidence_json, depth, expires, private, share_with_json, embedding)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     return stored
+
+
+def _next_memory_id(db: sqlite3.Connection) -> int:
+    """The id AUTOINCREMENT gives the next memory: above every id ever used."""
+    (last,) = db.execute(
+        "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0),"
+        " coalesce((SELECT max(memory_id) FROM memories), 0))"
+    ).fetchone()
+    return int(last) + 1
 
 
 def _insert_places(db: sqlite3.Connection, rows: Sequence[tuple[str, str, GameTime]]) -> None:

@@ -24,6 +24,7 @@ from npc_brain.memory.records import (
     MemoryRecord,
     MemorySummary,
     ScoredMemory,
+    untrack,
 )
 from npc_brain.memory.retrieval import Range, ScoreTerms, Weights, recency_score, score, top_k
 
@@ -140,6 +141,7 @@ class AgentStream:
         """Appends stored records (in id order) and their unit-length embeddings."""
         if not records:
             return
+        untrack(records)
         first_new_text = len(self._text_first)
         text_numbers = []
         for record in records:
@@ -161,7 +163,10 @@ class AgentStream:
         self._vectors.extend(vectors)
         start = len(self.records) - len(records)
         new_texts = [p - start for p in self._text_first[first_new_text:]]
-        self._text_vectors.extend(np.asarray(vectors)[new_texts])
+        if len(new_texts) == len(records):
+            self._text_vectors.extend(vectors)
+        elif new_texts:
+            self._text_vectors.extend(np.asarray(vectors)[new_texts])
         self._created.extend([r.created for r in records])
         self._last_accessed.extend([r.last_accessed for r in records])
         self._importance.extend([r.importance for r in records])
@@ -235,6 +240,7 @@ class AgentStream:
         for memory in memories:
             i = self._positions[memory.memory_id]
             record = replace(self.records[i], last_accessed=now)
+            untrack((record,))
             self.records[i] = record
             self._last_accessed.data[i] = now
             updated.append(record)

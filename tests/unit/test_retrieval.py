@@ -233,3 +233,18 @@ def test_importance_since_reflection_follows_adds_reflections_and_forgetting() -
         if rng.random() < 0.2:
             stream.forget(int(rng.integers(1, memory_id + 1)))
         assert stream.importance_since_reflection == pytest.approx(_rescan(stream))
+
+
+def test_a_streams_records_are_out_of_the_cyclic_collectors_sight() -> None:
+    import gc
+
+    stream = AgentStream(2)
+    records = [
+        MemoryRecord(MemoryKind.OBSERVATION, f"m{i}", float(i), 3.0, memory_id=i) for i in (1, 2)
+    ]
+    assert all(gc.is_tracked(r) for r in records)
+    stream.add(records, np.eye(2, dtype=np.float32))
+    (touched,) = stream.touch(records[:1], 50.0)
+    gc.collect()  # what a full collection would see: nothing of the stream's records
+    assert not any(gc.is_tracked(r) for r in stream.records)
+    assert stream.records == [touched, records[1]] and touched.last_accessed == 50.0

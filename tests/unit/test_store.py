@@ -92,3 +92,68 @@ def test_perceptions_of_several_agents_are_written_together(tmp_path: Path) -> N
     assert [len(s) for s in stored] == [1, 0]
     assert store.load_memories("isabella", 3)[0] == stored[0]
     assert store.places("isabella") == ["cafe"] and store.places("klaus") == ["park"]
+
+
+def test_memory_ids_rise_in_order_and_are_never_reused(tmp_path: Path) -> None:
+    from npc_brain.memory.store import Perception
+
+    store = _store(tmp_path)
+    store.upsert_agent(AgentRecord("klaus", Persona("Klaus")))
+    one = np.ones((2, 3), np.float32)
+    memories = [NewMemory(MemoryKind.OBSERVATION, t, 10.0, 2.0) for t in ("a", "b")]
+    first, second = store.add_perceptions(
+        [
+            Perception("isabella", [], 10.0, memories, one),
+            Perception("klaus", [], 10.0, memories, None),
+        ]
+    )
+    ids = [m.memory_id for m in first + second]
+    assert ids == sorted(ids) and len(set(ids)) == 4
+    assert store.forget("klaus", ids[-1])
+    (later,) = store.add_memories("klaus", memories[:1], one[:1])
+    assert later.memory_id == ids[-1] + 1  # as AUTOINCREMENT: a forgotten id stays unused
+    store.close()
+    reopened = WorldStore(tmp_path / "w.sqlite3")
+    (after_reopening,) = reopened.add_memories("klaus", memories[:1], one[:1])
+    assert after_reopening.memory_id == later.memory_id + 1
+
+
+def test_an_id_asked_for_before_its_agent_exists_finds_it_after(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    assert store.get_agent("klaus") is None  # remembered as absent
+    store.upsert_agent(AgentRecord("klaus", Persona("Klaus")))
+    assert store.get_agent("klaus") == AgentRecord("klaus", Persona("Klaus"))
+
+
+def _hundred_kilobytes(store: WorldStore, agent_id: str = "isabella") -> None:
+    memories = [NewMemory(MemoryKind.OBSERVATION, "x" * 1000, 1.0, 1.0)] * 100
+    store.add_memories(agent_id, memories, np.ones((100, 3), np.float32))
+
+
+def test_background_checkpoints_keep_the_wal_small(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from npc_brain.memory import checkpoints
+
+    monkeypatch.setattr(checkpoints, "INTERVAL_S", 0.0)
+    store = _store(tmp_path)
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    for _ in range(50):  # 5 MB in all
+        _hundred_kilobytes(store)
+        store._checkpoints.wait()  # the writer pauses: the next one restarts the log
+    assert Path(f"{store.path}-wal").stat().st_size < 400_000
+    assert len(store.load_memories("isabella", 3)[0]) == 5000
+
+
+def test_writers_that_never_pause_truncate_the_wal_past_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from npc_brain.memory import checkpoints
+
+    monkeypatch.setattr(checkpoints, "INTERVAL_S", 1e9)  # no background checkpoint
+    monkeypatch.setattr(checkpoints, "WAL_LIMIT_BYTES", 1_000_000)
+    store = _store(tmp_path)
+    for _ in range(50):
+        _hundred_kilobytes(store)
+        assert Path(f"{store.path}-wal").stat().st_size < 1_300_000
+    assert len(store.load_memories("isabella", 3)[0]) == 5000
