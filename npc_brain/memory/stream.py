@@ -99,6 +99,57 @@ class _Column:
         self._size = needed
 
 
+class _RecordColumns:
+    """The score columns of a stream's records, filled from the records themselves when
+    first read: a Tick adds a record to a hundred streams and reads none of them."""
+
+    def __init__(self, records: list[MemoryRecord]) -> None:
+        self._records = records
+        self._filled = 0  # records whose values the columns hold
+        self._created = _Column(np.float64)
+        self._last_accessed = _Column(np.float64)
+        self._importance = _Column(np.float64)
+        self._expires = _Column(np.float64)
+        self._kinds = _Column(np.int8)
+        self._alive = _Column(np.bool_)  # a record added is remembered; forget clears it
+
+    @property
+    def created(self) -> _Column:
+        return self._fill()._created
+
+    @property
+    def last_accessed(self) -> _Column:
+        return self._fill()._last_accessed
+
+    @property
+    def importance(self) -> _Column:
+        return self._fill()._importance
+
+    @property
+    def expires(self) -> _Column:
+        return self._fill()._expires
+
+    @property
+    def kinds(self) -> _Column:
+        return self._fill()._kinds
+
+    @property
+    def alive(self) -> _Column:
+        return self._fill()._alive
+
+    def _fill(self) -> _RecordColumns:
+        if self._filled < len(self._records):
+            new = self._records[self._filled :]
+            self._created.extend([r.created for r in new])
+            self._last_accessed.extend([r.last_accessed for r in new])
+            self._importance.extend([r.importance for r in new])
+            self._expires.extend([np.inf if r.expires is None else r.expires for r in new])
+            self._kinds.extend([int(r.kind) for r in new])
+            self._alive.extend([True] * len(new))
+            self._filled = len(self._records)
+        return self
+
+
 class AgentStream:
     """The memories of one agent, with their embeddings, ready to score."""
 
@@ -115,12 +166,7 @@ class AgentStream:
         self.ann: AnnIndex | None = None
         self._positions: dict[int, int] = {}
         self._vectors = _Column(np.float32, dimension)
-        self._created = _Column(np.float64)
-        self._last_accessed = _Column(np.float64)
-        self._importance = _Column(np.float64)
-        self._expires = _Column(np.float64)
-        self._kinds = _Column(np.int8)
-        self._alive = _Column(np.bool_)
+        self._columns = _RecordColumns(self.records)
         self._text_of = _Column(np.int64)  # position -> distinct text number (the ANN's id)
         self._text_numbers: dict[str, int] = {}
         self._text_first: list[int] = []  # distinct text number -> its first position
@@ -142,15 +188,16 @@ class AgentStream:
         if not records:
             return
         untrack(records)
-        first_new_text = len(self._text_first)
+        start = len(self.records)
+        new_texts = []  # offsets in records of texts the stream has not held before
         text_numbers = []
-        for record in records:
-            position = len(self.records)
+        for offset, record in enumerate(records):
+            position = start + offset
             self._positions[record.memory_id] = position
-            self.records.append(record)
             number = self._text_numbers.setdefault(record.description, len(self._text_first))
             if number == len(self._text_first):
                 self._text_first.append(position)
+                new_texts.append(offset)
             text_numbers.append(number)
             if record.sharing.restricted:
                 self._restricted.append(position)
@@ -159,22 +206,15 @@ class AgentStream:
                 self._importance_since_reflection = 0.0
             elif _feeds_trigger(record):
                 self._importance_since_reflection += record.importance
+        self.records.extend(records)
         self._text_of.extend(text_numbers)
         self._vectors.extend(vectors)
-        start = len(self.records) - len(records)
-        new_texts = [p - start for p in self._text_first[first_new_text:]]
         if len(new_texts) == len(records):
             self._text_vectors.extend(vectors)
         elif new_texts:
             self._text_vectors.extend(np.asarray(vectors)[new_texts])
-        self._created.extend([r.created for r in records])
-        self._last_accessed.extend([r.last_accessed for r in records])
-        self._importance.extend([r.importance for r in records])
-        self._expires.extend([np.inf if r.expires is None else r.expires for r in records])
-        self._kinds.extend([int(r.kind) for r in records])
-        self._alive.extend([True] * len(records))
-        if self.ann is not None:
-            self.ann.add(self._text_vectors.data[first_new_text:])
+        if self.ann is not None and new_texts:
+            self.ann.add(self._text_vectors.data[len(self._text_first) - len(new_texts) :])
 
     def get(self, memory_id: int) -> MemoryRecord | None:
         position = self._positions.get(memory_id)
@@ -185,7 +225,7 @@ class AgentStream:
         position = self._positions.pop(memory_id, None)
         if position is None:
             return False
-        self._alive.data[position] = False
+        self._columns.alive.data[position] = False
         if position > self._last_reflection and _feeds_trigger(self.records[position]):
             self._importance_since_reflection -= self.records[position].importance
         return True
@@ -206,11 +246,11 @@ class AgentStream:
     def summary(self, recent_seconds: float) -> MemorySummary:
         """How many memories are remembered, the latest game time they show (created or
         last accessed), and how many were created in the `recent_seconds` before it."""
-        alive = self._alive.data
+        alive = self._columns.alive.data
         if not alive.any():
             return MemorySummary(0, 0, None)
-        latest = float(self._last_accessed.data[alive].max())
-        recent = int((self._created.data[alive] >= latest - recent_seconds).sum())
+        latest = float(self._columns.last_accessed.data[alive].max())
+        recent = int((self._columns.created.data[alive] >= latest - recent_seconds).sum())
         return MemorySummary(len(self), recent, latest)
 
     def ever_held(self, description: str) -> bool:
@@ -242,7 +282,7 @@ class AgentStream:
             record = replace(self.records[i], last_accessed=now)
             untrack((record,))
             self.records[i] = record
-            self._last_accessed.data[i] = now
+            self._columns.last_accessed.data[i] = now
             updated.append(record)
         return updated
 
@@ -276,7 +316,7 @@ class AgentStream:
         count = int(allowed.sum())
         if count == 0:
             return []
-        recency = recency_score(self._last_accessed.data, query.now, query.decay)
+        recency = recency_score(self._columns.last_accessed.data, query.now, query.decay)
         if count <= self.exact_limit or (self.ann is None and self.needs_index()):
             return self._retrieve_exactly(query, allowed, recency)
         return self._retrieve_from_candidates(query, allowed, count, recency)
@@ -294,13 +334,13 @@ class AgentStream:
         count = int(allowed.sum())
         if count == 0:
             return Explained([], [], None, 0)
-        recency = recency_score(self._last_accessed.data, query.now, query.decay)
+        recency = recency_score(self._columns.last_accessed.data, query.now, query.decay)
         positions, terms = self._terms_exactly(query, allowed, recency)
         order = np.argsort(-terms.score, kind="stable")  # as top_k ranks them
         rank = np.empty(len(order), dtype=np.intp)
         rank[order] = np.arange(1, len(order) + 1)
         rest = order[query.k :]
-        importance = self._importance.data[positions[rest]]
+        importance = self._columns.importance.data[positions[rest]]
         outside = rest[np.lexsort((rank[rest], -importance))[:left_out]]
 
         def scored(i: int) -> ScoredMemory:
@@ -325,13 +365,13 @@ class AgentStream:
         )
 
     def _allowed(self, query: Query) -> NDArray[np.bool_]:
-        allowed = self._alive.data & (self._expires.data > query.now)
+        allowed = self._columns.alive.data & (self._columns.expires.data > query.now)
         if query.kinds:
-            allowed &= np.isin(self._kinds.data, [int(k) for k in query.kinds])
+            allowed &= np.isin(self._columns.kinds.data, [int(k) for k in query.kinds])
         if query.created_after is not None:
-            allowed &= self._created.data >= query.created_after
+            allowed &= self._columns.created.data >= query.created_after
         if query.created_before is not None:
-            allowed &= self._created.data < query.created_before
+            allowed &= self._columns.created.data < query.created_before
         if query.told_to is not None:
             for position in self._restricted:
                 if not self.records[position].sharing.allows(query.told_to):
@@ -349,10 +389,13 @@ class AgentStream:
         """The positions of the allowed memories and their exact terms."""
         if allowed.all():  # no copies of the columns when nothing is filtered out
             positions = np.arange(len(self.records))
-            vectors, importance = self._vectors.data, self._importance.data
+            vectors, importance = self._vectors.data, self._columns.importance.data
         else:
             positions = np.flatnonzero(allowed)
-            vectors, importance = self._vectors.data[positions], self._importance.data[positions]
+            vectors, importance = (
+                self._vectors.data[positions],
+                self._columns.importance.data[positions],
+            )
             recency = recency[positions]
         relevance = (vectors @ query.vector).astype(np.float64)
         terms = score(recency, importance.astype(np.float64), relevance, weights=query.weights)
@@ -368,7 +411,7 @@ class AgentStream:
         """Exact top k from the memories of the best-matching texts, plus every memory
         whose recency and importance alone could still beat the k-th of those."""
         weights = query.weights
-        importance = self._importance.data
+        importance = self._columns.importance.data
         everything = count == len(self.records)
         rec_range = Range.of(recency if everything else recency[allowed])
         imp_range = Range.of(importance if everything else importance[allowed])

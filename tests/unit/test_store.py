@@ -138,10 +138,10 @@ def test_background_checkpoints_keep_the_wal_small(
     monkeypatch.setattr(checkpoints, "INTERVAL_S", 0.0)
     store = _store(tmp_path)
     assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
-    for _ in range(50):  # 5 MB in all
+    for _ in range(50):  # ~110 WAL pages (450 kB) a transaction: 22 MB in all
         _hundred_kilobytes(store)
         store._checkpoints.wait()  # the writer pauses: the next one restarts the log
-    assert Path(f"{store.path}-wal").stat().st_size < 400_000
+    assert Path(f"{store.path}-wal").stat().st_size < 1_000_000
     assert len(store.load_memories("isabella", 3)[0]) == 5000
 
 
@@ -155,5 +155,5 @@ def test_writers_that_never_pause_truncate_the_wal_past_its_limit(
     store = _store(tmp_path)
     for _ in range(50):
         _hundred_kilobytes(store)
-        assert Path(f"{store.path}-wal").stat().st_size < 1_300_000
+        assert Path(f"{store.path}-wal").stat().st_size < 1_500_000
     assert len(store.load_memories("isabella", 3)[0]) == 5000
