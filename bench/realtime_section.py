@@ -232,7 +232,7 @@ def rows(quick: bool, anchor: bool = True) -> list[Row]:
     out += batching_rows(48 if quick else 96, 1 if quick else 2, anchor)
     out += demo_rows()
     out += day_rows(10 if quick else 25)
-    out += tick_rows(30 if quick else 60)
+    out += tick_rows(100 if quick else 300)
     out += contention_rows()
     return out
 

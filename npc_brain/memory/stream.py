@@ -259,6 +259,8 @@ class AgentStream:
 
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n newest remembered memories, oldest first."""
+        if len(self._positions) == len(self.records):  # none forgotten
+            return self.records[-n:] if n > 0 else []
         found: list[MemoryRecord] = []
         for record in reversed(self.records):
             if len(found) == n:

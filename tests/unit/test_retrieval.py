@@ -248,3 +248,16 @@ def test_a_streams_records_are_out_of_the_cyclic_collectors_sight() -> None:
     gc.collect()  # what a full collection would see: nothing of the stream's records
     assert not any(gc.is_tracked(r) for r in stream.records)
     assert stream.records == [touched, records[1]] and touched.last_accessed == 50.0
+
+
+def test_recent_gives_the_newest_remembered_memories_oldest_first() -> None:
+    stream = AgentStream(2)
+    records = [
+        MemoryRecord(MemoryKind.OBSERVATION, f"m{i}", float(i), 3.0, memory_id=i)
+        for i in range(1, 6)
+    ]
+    stream.add(records, np.ones((5, 2), dtype=np.float32))
+    assert [r.memory_id for r in stream.recent(3)] == [3, 4, 5]
+    assert stream.recent(0) == [] and len(stream.recent(9)) == 5
+    stream.forget(4)
+    assert [r.memory_id for r in stream.recent(3)] == [2, 3, 5]
