@@ -219,11 +219,8 @@ class Brain:
         """
         world = self._world(world_id)
         validation.int_range("max_wait_ms", max_wait_ms, 0, self._settings.max_wait_ms)
-        validation.tick_agents(agents, self._limits)
-        items = [
-            (item, self._agent(world.world_id, item.agent_id, f"agents[{i}].")[1])
-            for i, item in enumerate(agents)
-        ]
+        validation.tick_agents(agents, self._limits)  # every agents[i].agent_id included
+        items = [(item, world.agent(item.agent_id)) for item in agents]
         if lockstep:
             return await self._minds.tick_lockstep(world, game_time, items)
         return await self._minds.tick(world, game_time, items, max_wait_ms)
@@ -395,8 +392,8 @@ class Brain:
         """An open world; NOT_FOUND unless it exists or `create` (only writes create one)."""
         return self._worlds.get(validation.world_id(world_id), create=create)
 
-    def _agent(self, world_id: str, agent_id: str, prefix: str = "") -> tuple[World, AgentRecord]:
+    def _agent(self, world_id: str, agent_id: str) -> tuple[World, AgentRecord]:
         world_id = validation.world_id(world_id)
-        agent_id = validation.identifier(prefix + "agent_id", agent_id)
+        agent_id = validation.identifier("agent_id", agent_id)
         world = self._world(world_id)
         return world, world.agent(agent_id)

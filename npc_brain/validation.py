@@ -88,7 +88,8 @@ def observation(field: str, o: Observation, limits: Limits = DEFAULT_LIMITS) -> 
     """Checks one observation; `field` names it (e.g. "observations[2]")."""
     text(f"{field}.text", o.text, limit=limits.text)
     for name in ("subject", "predicate", "object", "address"):
-        text(f"{field}.{name}", getattr(o, name), required=False, limit=limits.short_text)
+        if value := getattr(o, name):  # empty is valid: most of a Tick's are
+            text(f"{field}.{name}", value, required=False, limit=limits.short_text)
     if o.importance is not None:
         number_range(f"{field}.importance", o.importance, 1, 10)
     if o.source.agent_id:
