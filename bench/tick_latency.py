@@ -10,7 +10,7 @@ memories are durable, embedding them in the background), and the same code with
 `--wait-for-embedding` (Perceive answers after the embedding, as before).
 `--baseline-code DIR` adds a third arm: a server run from another checkout's code (the
 main branch, say), to compare a change before and after in the same run. `--nice-arm`
-adds the configured server with its model threads at nice 0 (`model_nice` is 10).
+adds the configured server with its model threads at nice 10 (`model_nice` is 0).
 
 Act asks with max_wait_ms=0 (a game tick). "Perceive, new text" sends a text never seen
 before each call, with an importance override (only the embedding is missing); "rated"
@@ -244,7 +244,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="turns the arms take")
     parser.add_argument("--baseline-code", help="another checkout whose server to add as an arm")
     parser.add_argument(
-        "--nice-arm", action="store_true", help="add an arm whose model threads run at nice 0"
+        "--nice-arm", action="store_true", help="add an arm whose model threads run at nice 10"
     )
     args = parser.parse_args()
     plan: list[tuple[str, str | None, tuple[str, ...]]] = [
@@ -252,7 +252,7 @@ def main() -> None:
         ("waits for the embedding", None, ("--wait-for-embedding",)),
     ]
     if args.nice_arm:
-        plan.append(("model threads at nice 0", None, ("--model-nice", "0")))
+        plan.append(("model threads at nice 10", None, ("--model-nice", "10")))
     if args.baseline_code:
         plan.append((f"code of {args.baseline_code}", args.baseline_code, ()))
     arms = run_arms(plan, args.calls, args.ticks, args.rounds)

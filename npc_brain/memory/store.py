@@ -1,7 +1,8 @@
 """The durable store: one SQLite database per world (WAL, synchronous=FULL).
 
 A write returns only after it is committed, so whatever an RPC acknowledged survives
-a crash of the process or the machine. Embeddings live here too (float32 blobs), with
+a crash of the process or the machine. The WAL is checkpointed off the writer's path
+(memory/checkpoints.py). Embeddings live here too (float32 blobs), with
 the embedding model's id and dimension, so the FAISS index can always be rebuilt. A
 memory may be written before its embedding (an empty blob, importance UNRATED unless
 given): `unembedded` finds such rows and `embedded` completes them.
