@@ -9,6 +9,9 @@ and libgomp counts every live thread that has ever run a parallel region: once t
 outnumber the cores, the threads of every team sleep at each barrier instead of
 spinning. An idle embedder thread kept alive that way made every chat token twice as
 slow on 2 cores (decompositions 10-15 s against 5-7 s, measured side by side).
+A thread's start waits until the new thread runs, which on a busy machine took the
+event loop milliseconds: the threads are started from a launcher thread of their own
+(it never computes, so libgomp does not count it).
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+_LAUNCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thread-launcher")
 
 
 async def in_fresh_thread(name: str, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -44,7 +50,7 @@ async def in_fresh_thread(name: str, fn: Callable[P, T], *args: P.args, **kwargs
         with contextlib.suppress(RuntimeError):  # a closed loop: nobody awaits it any more
             loop.call_soon_threadsafe(settle, *outcome)
 
-    threading.Thread(target=work, name=name, daemon=True).start()
+    _LAUNCHER.submit(threading.Thread(target=work, name=name, daemon=True).start)
     return await done
 
 
