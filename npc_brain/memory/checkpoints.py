@@ -50,7 +50,10 @@ class Checkpointer:
     def after_commit(self, db: sqlite3.Connection) -> None:
         """Called by the store's writer right after a commit, with its connection."""
         if self._restart_due:
-            self._restart_due = not _fully_copied(_checkpoint(db))
+            try:
+                self._restart_due = not _fully_copied(_checkpoint(db))
+            except sqlite3.Error as error:  # the commit stands; the next one tries again
+                log.warning("WAL checkpoint after a commit failed: %s", error)
         now = time.monotonic()
         with self._lock:
             if self._closed or self._running is not None or now - self._last < INTERVAL_S:

@@ -158,3 +158,21 @@ def test_writers_that_never_pause_still_restart_the_wal(
     store._checkpoints.wait()
     assert Path(f"{store.path}-wal").stat().st_size < 3_000_000
     assert len(store.load_memories("isabella", 3)[0]) == 5000
+
+
+def test_a_failed_checkpoint_after_a_commit_leaves_the_commit_standing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from npc_brain.memory import checkpoints
+
+    def failing(db: sqlite3.Connection) -> tuple[int, int, int]:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    store = _store(tmp_path)
+    store._checkpoints._restart_due = True
+    monkeypatch.setattr(checkpoints, "_checkpoint", failing)
+    _hundred_kilobytes(store)  # no error: the memories are committed
+    assert store._checkpoints._restart_due  # tried again after the next commit
+    assert len(store.load_memories("isabella", 3)[0]) == 100
