@@ -329,7 +329,8 @@ class Replies:
         taking up the situation asked about); about news, naming everyone the best
         fact's words name (the agent aside: "Eddy Lin is running for mayor" from a line
         saying Sam Moore is) and denying none ("no one has been running for mayor", said
-        by the candidate); asked what it would do in a situation, speaking for itself
+        by the candidate) and saying what was asked about (`_subject`); asked what it
+        would do in a situation, speaking for itself
         ("She would not eat any more" does not, to "... What would you do?"). `asked`:
         the situation asked to react to ('' if none), what was known, and the question."""
         settings = self._f.settings
@@ -338,6 +339,7 @@ class Replies:
         people = [p for p in cast.people if p not in (cast.listener, cast.speaker)]
         at_hand = [*facts, known, agent.persona.describe()]
         news = topic == "news" and bool(facts)
+        subject = _subject(question, facts[0]) if news else set()
         for attempt in range(REDRAWS + 1):
             problem = degenerate(text, agent.persona) or misfit(text, cast)
             if problem is None and echoes(text, question):
@@ -350,6 +352,8 @@ class Replies:
                 problem = f"leaves out {', '.join(left)}, whom the news is about"
             if problem is None and news and denies(text):
                 problem = "denies the news it holds"
+            if problem is None and subject and not key_terms(text) & subject:
+                problem = f"says nothing of the {'/'.join(sorted(subject))} asked about"
             if problem is None and situation and _asks_you(question) and not first_person(text):
                 problem = "not in the first person, asked what it would do"
             if problem is None and not await self._rests_on(text, facts, asked, topic):
@@ -536,6 +540,14 @@ def _between(memory: MemoryRecord, agent: AgentRecord, asker: str) -> bool:
     asked by the player what is happening in town; 'I told player: "..."')."""
     line = said_line(memory.description) if memory.kind == MemoryKind.DIALOGUE else None
     return bool(asker) and line is not None and {line[0], line[1]} == {agent.persona.name, asker}
+
+
+def _subject(question: str, fact: str) -> set[str]:
+    """The question's own words that the best fact holds ("party"): a reply about news
+    must say one. The opening that code gives a draw names the fact's people, so a draw
+    that went on about something else still named them (the default demo: Maria, asked
+    of a party coming up, "I told Klaus Mueller: You have a secret crush on ...")."""
+    return (key_terms(question) - _GENERIC) & key_terms(fact)
 
 
 def _asks_you(question: str) -> bool:
