@@ -41,7 +41,7 @@ def _write_until_stopped(
                 ),
                 timeout=30,
             )
-        except grpc.RpcError:
+        except (grpc.RpcError, ValueError):  # ValueError: the kill closed the channel
             return  # the server died or is draining; this write was never acknowledged
         with lock:
             acked[reply.memory_ids[0]] = text
