@@ -101,51 +101,28 @@ class _Column:
 
 class _RecordColumns:
     """The score columns of a stream's records, filled from the records themselves when
-    first read: a Tick adds a record to a hundred streams and reads none of them."""
+    read (`filled`): a Tick adds a record to a hundred streams and reads none of them."""
 
     def __init__(self, records: list[MemoryRecord]) -> None:
         self._records = records
         self._filled = 0  # records whose values the columns hold
-        self._created = _Column(np.float64)
-        self._last_accessed = _Column(np.float64)
-        self._importance = _Column(np.float64)
-        self._expires = _Column(np.float64)
-        self._kinds = _Column(np.int8)
-        self._alive = _Column(np.bool_)  # a record added is remembered; forget clears it
+        self.created = _Column(np.float64)
+        self.last_accessed = _Column(np.float64)
+        self.importance = _Column(np.float64)
+        self.expires = _Column(np.float64)
+        self.kinds = _Column(np.int8)
+        self.alive = _Column(np.bool_)  # a record added is remembered; forget clears it
 
-    @property
-    def created(self) -> _Column:
-        return self._fill()._created
-
-    @property
-    def last_accessed(self) -> _Column:
-        return self._fill()._last_accessed
-
-    @property
-    def importance(self) -> _Column:
-        return self._fill()._importance
-
-    @property
-    def expires(self) -> _Column:
-        return self._fill()._expires
-
-    @property
-    def kinds(self) -> _Column:
-        return self._fill()._kinds
-
-    @property
-    def alive(self) -> _Column:
-        return self._fill()._alive
-
-    def _fill(self) -> _RecordColumns:
+    def filled(self) -> _RecordColumns:
+        """The columns, holding every record added so far."""
         if self._filled < len(self._records):
             new = self._records[self._filled :]
-            self._created.extend([r.created for r in new])
-            self._last_accessed.extend([r.last_accessed for r in new])
-            self._importance.extend([r.importance for r in new])
-            self._expires.extend([np.inf if r.expires is None else r.expires for r in new])
-            self._kinds.extend([int(r.kind) for r in new])
-            self._alive.extend([True] * len(new))
+            self.created.extend([r.created for r in new])
+            self.last_accessed.extend([r.last_accessed for r in new])
+            self.importance.extend([r.importance for r in new])
+            self.expires.extend([np.inf if r.expires is None else r.expires for r in new])
+            self.kinds.extend([int(r.kind) for r in new])
+            self.alive.extend([True] * len(new))
             self._filled = len(self._records)
         return self
 
@@ -174,6 +151,11 @@ class AgentStream:
         self._restricted: list[int] = []  # positions of memories not for everyone's ears
         self._last_reflection = -1  # position of the newest reflection (forgotten or not)
         self._importance_since_reflection = 0.0
+
+    @property
+    def _scores(self) -> _RecordColumns:
+        """The score columns, read or written only through here (filled first)."""
+        return self._columns.filled()
 
     def __len__(self) -> int:
         """Memories that have not been forgotten."""
@@ -225,7 +207,7 @@ class AgentStream:
         position = self._positions.pop(memory_id, None)
         if position is None:
             return False
-        self._columns.alive.data[position] = False
+        self._scores.alive.data[position] = False
         if position > self._last_reflection and _feeds_trigger(self.records[position]):
             self._importance_since_reflection -= self.records[position].importance
         return True
@@ -246,11 +228,11 @@ class AgentStream:
     def summary(self, recent_seconds: float) -> MemorySummary:
         """How many memories are remembered, the latest game time they show (created or
         last accessed), and how many were created in the `recent_seconds` before it."""
-        alive = self._columns.alive.data
+        alive = self._scores.alive.data
         if not alive.any():
             return MemorySummary(0, 0, None)
-        latest = float(self._columns.last_accessed.data[alive].max())
-        recent = int((self._columns.created.data[alive] >= latest - recent_seconds).sum())
+        latest = float(self._scores.last_accessed.data[alive].max())
+        recent = int((self._scores.created.data[alive] >= latest - recent_seconds).sum())
         return MemorySummary(len(self), recent, latest)
 
     def ever_held(self, description: str) -> bool:
@@ -284,7 +266,7 @@ class AgentStream:
             record = replace(self.records[i], last_accessed=now)
             untrack((record,))
             self.records[i] = record
-            self._columns.last_accessed.data[i] = now
+            self._scores.last_accessed.data[i] = now
             updated.append(record)
         return updated
 
@@ -318,7 +300,7 @@ class AgentStream:
         count = int(allowed.sum())
         if count == 0:
             return []
-        recency = recency_score(self._columns.last_accessed.data, query.now, query.decay)
+        recency = recency_score(self._scores.last_accessed.data, query.now, query.decay)
         if count <= self.exact_limit or (self.ann is None and self.needs_index()):
             return self._retrieve_exactly(query, allowed, recency)
         return self._retrieve_from_candidates(query, allowed, count, recency)
@@ -336,13 +318,13 @@ class AgentStream:
         count = int(allowed.sum())
         if count == 0:
             return Explained([], [], None, 0)
-        recency = recency_score(self._columns.last_accessed.data, query.now, query.decay)
+        recency = recency_score(self._scores.last_accessed.data, query.now, query.decay)
         positions, terms = self._terms_exactly(query, allowed, recency)
         order = np.argsort(-terms.score, kind="stable")  # as top_k ranks them
         rank = np.empty(len(order), dtype=np.intp)
         rank[order] = np.arange(1, len(order) + 1)
         rest = order[query.k :]
-        importance = self._columns.importance.data[positions[rest]]
+        importance = self._scores.importance.data[positions[rest]]
         outside = rest[np.lexsort((rank[rest], -importance))[:left_out]]
 
         def scored(i: int) -> ScoredMemory:
@@ -367,13 +349,13 @@ class AgentStream:
         )
 
     def _allowed(self, query: Query) -> NDArray[np.bool_]:
-        allowed = self._columns.alive.data & (self._columns.expires.data > query.now)
+        allowed = self._scores.alive.data & (self._scores.expires.data > query.now)
         if query.kinds:
-            allowed &= np.isin(self._columns.kinds.data, [int(k) for k in query.kinds])
+            allowed &= np.isin(self._scores.kinds.data, [int(k) for k in query.kinds])
         if query.created_after is not None:
-            allowed &= self._columns.created.data >= query.created_after
+            allowed &= self._scores.created.data >= query.created_after
         if query.created_before is not None:
-            allowed &= self._columns.created.data < query.created_before
+            allowed &= self._scores.created.data < query.created_before
         if query.told_to is not None:
             for position in self._restricted:
                 if not self.records[position].sharing.allows(query.told_to):
@@ -391,12 +373,12 @@ class AgentStream:
         """The positions of the allowed memories and their exact terms."""
         if allowed.all():  # no copies of the columns when nothing is filtered out
             positions = np.arange(len(self.records))
-            vectors, importance = self._vectors.data, self._columns.importance.data
+            vectors, importance = self._vectors.data, self._scores.importance.data
         else:
             positions = np.flatnonzero(allowed)
             vectors, importance = (
                 self._vectors.data[positions],
-                self._columns.importance.data[positions],
+                self._scores.importance.data[positions],
             )
             recency = recency[positions]
         relevance = (vectors @ query.vector).astype(np.float64)
@@ -413,7 +395,7 @@ class AgentStream:
         """Exact top k from the memories of the best-matching texts, plus every memory
         whose recency and importance alone could still beat the k-th of those."""
         weights = query.weights
-        importance = self._columns.importance.data
+        importance = self._scores.importance.data
         everything = count == len(self.records)
         rec_range = Range.of(recency if everything else recency[allowed])
         imp_range = Range.of(importance if everything else importance[allowed])
