@@ -207,22 +207,21 @@ def test_a_reply_naming_someone_no_fact_names_gives_way_to_the_plain_sentence(
     assert unfounded("Sam is, Maria says.", ["Maria said Sam Moore runs"], PEOPLE) == []
 
 
+async def _town_where_one_heard(brain: Brain, people: dict[str, str], line: str) -> None:
+    """The people (id -> name); the first of them remembers the dialogue `line`."""
+    for agent_id, name in people.items():
+        await brain.upsert_agent("", agent_id, Persona(name), T0)
+    memory = Observation(line, importance=8)
+    await brain.add_memory("", next(iter(people)), T0, MemoryKind.DIALOGUE, memory)
+
+
 def test_a_reply_about_news_names_whom_the_news_is_about(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 3})
     brain = make_brain(tmp_path, chat, grounded_replies=True)
     heard = 'Eddy Lin said to Klaus Mueller: "Sam Moore is running for mayor of the Ville."'
 
-    async def setup() -> None:
-        for agent_id, name in (
-            ("klaus", "Klaus Mueller"),
-            ("eddy", "Eddy Lin"),
-            ("sam", "Sam Moore"),
-        ):
-            await brain.upsert_agent("", agent_id, Persona(name), T0)
-        memory = Observation(heard, importance=8)
-        await brain.add_memory("", "klaus", T0, MemoryKind.DIALOGUE, memory)
-
-    asyncio.run(setup())
+    people = {"klaus": "Klaus Mueller", "eddy": "Eddy Lin", "sam": "Sam Moore"}
+    asyncio.run(_town_where_one_heard(brain, people, heard))
     # the 10-agent day: John's answer gave Sam's race to Eddy, who had told him of it
     chat.enqueue(*[reply("The Ville's mayor, Eddy Lin, is running for mayor.")] * 3)
 
@@ -526,18 +525,8 @@ def test_a_reply_about_news_says_what_was_asked_about(tmp_path: Path) -> None:
         ' Valentine\'s Day party at Hobbs Cafe on February 14 from 5 pm to 7 pm.""'
     )
 
-    async def setup() -> None:
-        for agent_id, name in (
-            ("maria", "Maria Lopez"),
-            ("klaus", "Klaus Mueller"),
-            ("isabella", "Isabella Rodriguez"),
-        ):
-            await brain.upsert_agent("", agent_id, Persona(name), T0)
-        await brain.add_memory(
-            "", "maria", T0, MemoryKind.DIALOGUE, Observation(told, importance=8)
-        )
-
-    asyncio.run(setup())
+    people = {"maria": "Maria Lopez", "klaus": "Klaus Mueller", "isabella": "Isabella Rodriguez"}
+    asyncio.run(_town_where_one_heard(brain, people, told))
     # the default demo: the opening code gave named the fact's people, the draw went on
     # about something else, and every check but this one took it
     chat.enqueue(

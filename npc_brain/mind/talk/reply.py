@@ -209,7 +209,7 @@ class Replies:
         own = _persona_facts(agent)
         if not agent.memory_enabled:
             return own[:FACTS] if topic in ("self", "situation", "reflection") else own[:2]
-        asked = key_terms(utterance) - _GENERIC
+        asked = _asked(utterance)
         # The persona's own facts that hold the question's words: the cafe's owner asked
         # "When do you open the cafe?" starts from running it, not from her party there.
         found = own if topic in ("self", "greeting") else [f for f in own if key_terms(f) & asked]
@@ -529,7 +529,7 @@ def _details(fact: str, people: dict[str, str], places: Set[str]) -> int:
 def _touches(question: str, facts: Sequence[str]) -> bool:
     """Whether the facts hold any of the question's content words (beyond the words
     every question about news or plans has)."""
-    asked = key_terms(question) - _GENERIC
+    asked = _asked(question)
     held = set().union(*(key_terms(f) for f in facts)) if facts else set()
     return bool(facts) and (not asked or bool(asked & held))
 
@@ -547,7 +547,13 @@ def _subject(question: str, fact: str) -> set[str]:
     must say one. The opening that code gives a draw names the fact's people, so a draw
     that went on about something else still named them (the default demo: Maria, asked
     of a party coming up, "I told Klaus Mueller: You have a secret crush on ...")."""
-    return (key_terms(question) - _GENERIC) & key_terms(fact)
+    return _asked(question) & key_terms(fact)
+
+
+def _asked(question: str) -> set[str]:
+    """The question's own content words: its key terms but those every question about
+    news or plans has."""
+    return key_terms(question) - _GENERIC
 
 
 def _asks_you(question: str) -> bool:
