@@ -357,6 +357,12 @@ class WorldStore:
             ).fetchall()
         return [address for (address,) in rows]
 
+    def all_places(self) -> list[str]:
+        """Every address some agent of the world knows, once each."""
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT address FROM places").fetchall()
+        return [address for (address,) in rows]
+
     # Plans -----------------------------------------------------------------------
 
     def save_plan(self, agent_id: str, day: GameTime, plan_json: str) -> None:

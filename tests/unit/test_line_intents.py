@@ -7,14 +7,18 @@ the speaker brings up what is on its mind."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from npc_brain.brain import Brain
-from npc_brain.llm.fakes import RoutedChat
+from npc_brain.llm.base import normalise_rows
+from npc_brain.llm.fakes import HashingEmbedder, RoutedChat
 from npc_brain.memory.records import (
     MemoryKind,
     MemoryRecord,
@@ -95,6 +99,25 @@ def test_news_the_model_never_words_is_said_plainly_and_travels_as_a_claim(
         ("isabella", ""),
         ("klaus", "isabella"),
     ]
+
+
+class _AlikeEmbedder(HashingEmbedder):
+    """One vector for every text: close in meaning to anything, so words decide."""
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return normalise_rows(np.ones((len(texts), self.dimension), dtype=np.float32))
+
+
+def test_a_draw_close_to_the_news_by_its_place_alone_does_not_carry_it(tmp_path: Path) -> None:
+    """ "I'm a regular at Hobbs Cafe" is close in meaning to a party at Hobbs Cafe (0.55
+    on MiniLM) and says nothing of it: the news is said plainly instead."""
+    regular = "Hi Klaus! I'm just a regular at Hobbs Cafe!"
+    chat = RoutedChat(
+        MIND_KINDS, DEFAULTS, line=[_line(regular)] * 3 + [_line("Lovely, see you there!", True)]
+    )
+    brain = make_brain(tmp_path, chat, _AlikeEmbedder(), planner="free", line_intents=True)
+    lines = asyncio.run(_talk_with_intents(brain))
+    assert lines[0] == (PLAIN, "news, said plainly")
 
 
 def test_a_draw_that_carries_the_news_is_kept_the_listener_asks_back_and_is_answered(

@@ -6,17 +6,20 @@ confidence, and Klaus does not bring the party up with Maria again."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from npc_brain.brain import Brain
-from npc_brain.llm.fakes import RoutedChat
+from npc_brain.llm.base import normalise_rows
+from npc_brain.llm.fakes import HashingEmbedder, RoutedChat
 from npc_brain.memory.claims import Telling
 from npc_brain.memory.diffusion import HOP_CONFIDENCE
-from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
+from npc_brain.memory.records import MemoryKind, MemoryRecord, Observation, Source, SourceKind
 from npc_brain.mind.perceive import AgentTick
 from npc_brain.persona import Persona, Switches
 from tests.conftest import MIND_KINDS, make_brain
@@ -287,3 +290,35 @@ def test_a_thought_does_not_take_up_a_doing_heard_in_another_talk(tmp_path: Path
     assert "Maria likes walks." in remembered  # his thoughts of the second talk are kept
     assert borrowed not in remembered  # but not Isabella's party as his own
     assert not any("Valentine" in m for m in remembered[-3:])  # the talk never named it
+
+
+class _AlikeEmbedder(HashingEmbedder):
+    """One vector for every text: only the words decide what a line carries."""
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return normalise_rows(np.ones((len(texts), self.dimension), dtype=np.float32))
+
+
+def test_a_line_sharing_only_names_and_places_with_the_news_passes_nothing_on(
+    tmp_path: Path,
+) -> None:
+    """Isabella greets Jennifer as a regular at Hobbs Cafe: the party there is not told."""
+    brain = make_brain(tmp_path, _chat(), _AlikeEmbedder(), planner="free")
+
+    async def scenario() -> list[MemoryRecord | None]:
+        await _town(brain)
+        (party,) = (await brain.list_memories("", "isabella")).memories
+        carried = brain._minds._news.carried  # noqa: SLF001 - the part under test
+        world = brain._worlds.get("default")  # noqa: SLF001
+        names = ["Isabella", "Klaus"]
+        return [
+            await carried(world, text, [party], names)
+            for text in (
+                "Hi Klaus! I'm Isabella, just a regular at Hobbs Cafe!",
+                "Klaus, come to my Valentine's Day party!",
+            )
+        ]
+
+    greeting, invitation = asyncio.run(scenario())
+    assert greeting is None
+    assert invitation is not None and invitation.description == SEED

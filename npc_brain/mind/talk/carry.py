@@ -2,10 +2,12 @@
 gives away one the listener may not be told, and how a source chain is said. Pure.
 
 A line carries a memory when their embeddings are close (cosine >= CARRIES) and they
-share a content word besides the people's names; a dialogue memory is compared by the
-words quoted in it. A line reveals a withheld memory when it says two of the memory's
-content words that the conversation had not brought up (one, if it has only one, or if
-the conversation touched the memory's subject: a content word of it besides names), or
+share a content word besides the people's names and the town's places (`place_terms`:
+"a regular at Hobbs Cafe" passes nothing on of a party there); a dialogue memory is
+compared by the words quoted in it. A line reveals a withheld memory when it says two
+of the memory's content words that the conversation had not brought up (one, if it has
+only one, or if the conversation touched the memory's subject: a content word of it
+besides names), or
 is close to it in meaning (cosine >= REVEALS). Set on MiniLM (tests/integration/
 test_carry_thresholds.py): lines passing on a party invitation scored 0.71-0.80 with
 it, other lines about the cafe or the day at most 0.44; paraphrases of a secret
@@ -42,6 +44,12 @@ def own_line(memory: MemoryRecord) -> bool:
 def name_terms(names: Sequence[str]) -> set[str]:
     """The words of people's names, which every line about them shares."""
     return key_terms(" ".join(names))
+
+
+def place_terms(addresses: Sequence[str]) -> set[str]:
+    """The words of places' addresses ("the Ville:Hobbs Cafe:cafe"), which any line about
+    the town may say."""
+    return key_terms(" ".join(addresses).replace(":", " "))
 
 
 def carried(

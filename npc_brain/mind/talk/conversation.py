@@ -33,8 +33,8 @@ from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord,
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.reflect.prompts import Insight
-from npc_brain.mind.talk.answers import broken
-from npc_brain.mind.talk.carry import CARRIES, name_terms, own_line
+from npc_brain.mind.talk.answers import broken, key_terms
+from npc_brain.mind.talk.carry import CARRIES, name_terms, own_line, place_terms
 from npc_brain.mind.talk.intent import (
     SMALL_TALK,
     Intent,
@@ -308,7 +308,7 @@ class Conversations:
                 world, speaker.agent_id, listener.agent_id, line.text, said, names
             ):
                 continue
-            if await self._carries(intent, line.text, names):
+            if await self._carries(world, intent, line.text, names):
                 _log_line(speaker, listener, intent, line.text, attempt)
                 label = intent.kind.value if self._f.settings.line_intents else ""
                 return Line("", line.text, line.end_conversation, label), intent.memory
@@ -331,11 +331,17 @@ class Conversations:
         _log_line(speaker, listener, intent, text, TURN_ATTEMPTS)
         return Line("", text, intent=f"{intent.kind.value}, said plainly"), intent.memory
 
-    async def _carries(self, intent: Intent, text: str, names: Sequence[str]) -> bool:
+    async def _carries(self, world: World, intent: Intent, text: str, names: Sequence[str]) -> bool:
         """Whether a line carries its intent: by its words (intent.carries_words), or by
-        its meaning (cosine to the intent's content at least CARRIES, set on MiniLM)."""
-        if carries_words(intent, text, name_terms(names)):
+        its meaning (cosine to the intent's content at least CARRIES, set on MiniLM) with
+        one of its words. Names and places count for neither: "Hi Jennifer! I'm just a
+        regular at Hobbs Cafe!" is close to the party at Hobbs Cafe (0.55), and tells
+        nothing of it."""
+        ignored = name_terms(names) | place_terms(world.store.all_places())
+        if carries_words(intent, text, ignored):
             return True
+        if not key_terms(text) & (key_terms(intent.content) - ignored):
+            return False
         vectors = await self._f.embed([text, intent.content])
         return float(vectors[0] @ vectors[1]) >= CARRIES
 

@@ -137,7 +137,8 @@ def choose(
 
 def carries_words(intent: Intent, text: str, names: set[str]) -> bool:
     """Whether `text` says what the intent is for, by its words: for news and answers,
-    two of the content's words besides the people's `names` (all, if it has fewer). A
+    two of the content's words besides `names` (the people's, the places'; all, if it
+    has fewer). A
     question or small talk is only suggested to the model: any usable line does."""
     if intent.memory is None:
         return True

@@ -29,6 +29,7 @@ from npc_brain.mind.talk.carry import (
     carried,
     name_terms,
     own_line,
+    place_terms,
     reveals,
     source_sentence,
     spoken,
@@ -68,7 +69,10 @@ class News:
         if not candidates:
             return None
         vectors = await self._f.embed([text, *(spoken(m) for m in candidates)])
-        echoed = name_terms(names) | key_terms(" ".join(said))
+        # Names and places are what any line about the town says ("I'm a regular at
+        # Hobbs Cafe" passes on nothing of the party there), and so is what was said.
+        places = place_terms(world.store.all_places())
+        echoed = name_terms(names) | places | key_terms(" ".join(said))
         return carried(text, vectors[0], candidates, vectors[1:], echoed, linked)
 
     async def news_for(
