@@ -31,7 +31,7 @@ from npc_brain.mind.talk.answers import (
 )
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.prompts import REPLY_SCHEMA, opening_of, reply_schema
-from npc_brain.mind.talk.reply import plain_reply
+from npc_brain.mind.talk.reply import _misquotes, plain_reply
 from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import make_brain
 
@@ -536,3 +536,26 @@ def test_a_reply_about_news_says_what_was_asked_about(tmp_path: Path) -> None:
     # embedder; this is news with the tests' hashing one)
     _, final = converse(brain, "Have you heard of a party? Whose is it?", "maria")
     assert "party" in final and "crush" not in final
+
+
+def test_a_reply_quoting_its_teller_quotes_the_words_told(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = make_brain(tmp_path, chat, grounded_replies=True)
+    told = (
+        'Isabella Rodriguez said to Jennifer Moore: "Hi Jennifer! I am throwing a'
+        " Valentine's Day party at Hobbs Cafe on February 14 from 5 pm to 7 pm.\""
+    )
+    people = {"jennifer": "Jennifer Moore", "isabella": "Isabella Rodriguez"}
+    asyncio.run(_town_where_one_heard(brain, people, told))
+    # the default demo: every other check took this made-up quote
+    made_up = "Isabella Rodriguez told me: 'You can't have a party if it's not your house."
+    chat.enqueue(*[reply(made_up)] * 3)
+    _, final = converse(brain, "Have you heard of a party? Whose is it?", "jennifer")
+    assert final == (
+        "Isabella Rodriguez told me: \"I am throwing a Valentine's Day party at Hobbs Cafe"
+        ' on February 14 from 5 pm to 7 pm."'
+    )
+    opening = "Isabella Rodriguez told me:"
+    worded = "Isabella Rodriguez told me: she is throwing a party at Hobbs Cafe on February 14."
+    assert not _misquotes(worded, final, opening)
+    assert _misquotes(made_up, final, opening)

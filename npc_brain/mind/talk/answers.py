@@ -378,7 +378,8 @@ def plain_answer(
     names = [n for n in (persona.name, persona.name.split()[0] if persona.name else "") if n]
     if line := said_line(fact):  # a line said: who said it, in the first person
         speaker, listener, words = line
-        return retold("I" if speaker in names else speaker, _as_me(listener, names), words)
+        teller, told = "I" if speaker in names else speaker, _as_me(listener, names)
+        return retold(teller, told, ungreeted(words))  # "Hi Maria!" was to the listener
     fact = fact.strip().rstrip(".").split(", and ")[0]  # not a third-person afterthought
     for name in names:
         if fact.startswith(name + "'s "):
@@ -394,6 +395,16 @@ def plain_answer(
             first, *more = rest.split(" and ")
             return "I " + _commas(" and ".join(imperative(p) for p in [first, *more])) + "."
     return f"As far as I know, {_as_me(fact, names)}."
+
+
+def ungreeted(text: str) -> str:
+    """A line without the greeting it opened with ("Hi Maria! I am ..." -> "I am ..."):
+    passed on, the greeting is the wrong person's."""
+    rest = _OPENING_GREETING.sub("", text, count=1)
+    return rest[:1].upper() + rest[1:] if rest else text
+
+
+_OPENING_GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b[^,!.?]{0,40}[,!.]\s*", re.IGNORECASE)
 
 
 def _commas(text: str) -> str:

@@ -17,12 +17,18 @@ from dataclasses import dataclass
 from enum import Enum
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
-from npc_brain.mind.talk.answers import DONT_KNOW, key_terms, names_in, plain_answer, retold
+from npc_brain.mind.talk.answers import (
+    DONT_KNOW,
+    key_terms,
+    names_in,
+    plain_answer,
+    retold,
+    ungreeted,
+)
 from npc_brain.mind.talk.carry import spoken
 from npc_brain.persona import Persona
 
 NOTABLE = 7.0  # the importance from which an event the speaker saw is news
-_GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b[^,!.?]{0,40}[,!.]\s*", re.IGNORECASE)
 _DOING = re.compile(r"\b(?:is|are|was|were|be|will)\s+(?:\w+ly\s+)?\w+ing\b|\bwill\s+\w+", re.I)
 _WHEN = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
@@ -160,10 +166,3 @@ def plain_line(intent: Intent, speaker: Persona, listener_first: str, opener: bo
     else:
         text = plain_answer(speaker, memory.description)
     return greeting + text
-
-
-def ungreeted(text: str) -> str:
-    """A line without the greeting it opened with ("Hi Maria! I am ..." -> "I am ..."):
-    passed on, the greeting is the wrong person's."""
-    rest = _GREETING.sub("", text, count=1)
-    return rest[:1].upper() + rest[1:] if rest else text
