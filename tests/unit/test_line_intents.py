@@ -27,6 +27,8 @@ from npc_brain.memory.records import (
     SourceKind,
 )
 from npc_brain.mind.perceive import AgentTick
+from npc_brain.mind.talk.carry import spoken
+from npc_brain.mind.talk.conversation import news_left_out
 from npc_brain.mind.talk.intent import (
     NOTABLE,
     SMALL_TALK,
@@ -347,3 +349,29 @@ async def _town_of(brain: Brain, *people: tuple[str, str]) -> None:
         )
     seed = Observation(SEED, source=Source(SourceKind.AUTHOR))
     await brain.add_memory("", "isabella", T0 - 3600, MemoryKind.OBSERVATION, seed)
+
+
+def test_a_line_passing_news_on_names_whom_the_news_is_about() -> None:
+    others = ["Isabella Rodriguez", "Sam Moore"]  # the town but Maria and Klaus
+    told = _memory(
+        "Isabella Rodriguez said to Maria Lopez: \"Hi Maria! I am throwing a Valentine's Day"
+        ' party at Hobbs Cafe on February 14."',
+        MemoryKind.DIALOGUE,
+        SourceKind.HEARD,
+        "isabella",
+    )
+    party = Intent(IntentKind.NEWS, ungreeted(spoken(told)), told)
+    # the default demo: Maria to Klaus, the host swapped for the listener
+    swapped = "Klaus Mueller has just revealed that he is planning a Valentine's Day party."
+    assert news_left_out(swapped, party, others) == ["Isabella Rodriguez"]
+    assert news_left_out("Isabella is throwing a party on February 14!", party, others) == []
+    retold = _memory(
+        'Maria Lopez said to Klaus Mueller: "Isabella Rodriguez told me: "I am throwing a party.""',
+        MemoryKind.DIALOGUE,
+        SourceKind.HEARD,
+        "maria",
+    )
+    passing = Intent(IntentKind.NEWS, spoken(retold), retold)
+    town = ["Isabella Rodriguez", "Maria Lopez"]  # Klaus tells Sam: the host, not the teller
+    assert news_left_out("Isabella is throwing a party!", passing, town) == []
+    assert news_left_out("Maria is throwing a party!", passing, town) == ["Isabella Rodriguez"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from npc_brain.mind.talk.answers import broken
-from npc_brain.mind.talk.misfit import Cast, Deed, deeds_in, misfit
+from npc_brain.mind.talk.misfit import Cast, Deed, deeds_in, misfit, third_person
 
 ISABELLA, MARIA, SAM, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Sam Moore", "Klaus Mueller"
 TOWN = [ISABELLA, MARIA, SAM, KLAUS]
@@ -85,6 +85,19 @@ def test_people_and_places_nobody_knows_are_refused(speaker: str, line: str, nam
             "addresses itself (Maria)",
         ),
         (SAM, MARIA, "Sounds great, Sam!", "addresses itself (Sam)"),
+        (  # the default demo, Klaus to Maria
+            KLAUS,
+            MARIA,
+            "Hi Maria! We're new, Klaus! We're talking about a new project.",
+            "addresses itself (Klaus)",
+        ),
+        (KLAUS, MARIA, "Hey Maria, hi klaus! what's new?", "addresses itself (klaus)"),
+        (  # the default demo: a place read out from the prompt
+            KLAUS,
+            ISABELLA,
+            "The Ville:Dorm is a new project we're working on, and I'm excited about it!",
+            "says an address (Ville:Dorm)",
+        ),
         (
             MARIA,
             KLAUS,
@@ -124,6 +137,8 @@ def test_a_speaker_in_another_part_is_refused(
         (KLAUS, MARIA, "I love the café at Oak Hill College, it is so cosy."),
         (SAM, "", "I'm Sam's husband? No, Jennifer Moore is my wife."),
         (ISABELLA, "", "I will ask Maria to help me decorate Hobbs Cafe."),
+        (MARIA, KLAUS, "Note: the party is at Hobbs Cafe, Klaus."),
+        (SAM, MARIA, "I met my neighbour, Klaus. He is writing a paper."),
     ],
 )
 def test_lines_that_fit_the_town_pass(speaker: str, listener: str, line: str) -> None:
@@ -316,3 +331,11 @@ def test_a_time_nobody_gave_is_made_up(line: str, why: str) -> None:
     assert misfit(line, cast(MARIA, ISABELLA)) == f"a time nobody gave ({why})"
     told = Cast.of(MARIA, ISABELLA, TOWN, [*KNOWN, f"Klaus said the party moved: {line}"])
     assert misfit(line, told) is None  # said to her: hers to repeat
+
+
+def test_a_spoken_line_does_not_speak_of_its_speaker_in_the_third_person() -> None:
+    # the default demo, Klaus to Isabella; a thought may be written so
+    line = "Klaus Mueller is talking with Jennifer Moore."
+    assert third_person(line, cast(KLAUS, ISABELLA)) == "speaks of itself as Klaus Mueller"
+    assert third_person(line, cast(ISABELLA, KLAUS)) is None
+    assert misfit("Klaus will come to the party.", cast("Klaus")) is None

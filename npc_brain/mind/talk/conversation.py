@@ -33,7 +33,14 @@ from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord,
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.reflect.prompts import Insight
-from npc_brain.mind.talk.answers import broken, key_terms
+from npc_brain.mind.talk.answers import (
+    broken,
+    first_person,
+    key_terms,
+    names_in,
+    said_line,
+    said_words,
+)
 from npc_brain.mind.talk.carry import CARRIES, name_terms, own_line, place_terms
 from npc_brain.mind.talk.intent import (
     SMALL_TALK,
@@ -44,7 +51,7 @@ from npc_brain.mind.talk.intent import (
     choose,
     plain_line,
 )
-from npc_brain.mind.talk.misfit import Cast, misfit
+from npc_brain.mind.talk.misfit import Cast, misfit, third_person
 from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
 from npc_brain.mind.talk.relations import last_open_line, relationship, renew_relationship
@@ -300,13 +307,17 @@ class Conversations:
             )
             if line is None or _repeats(line.text, lines):
                 continue
-            problem = broken(line.text) or misfit(line.text, cast)
+            problem = broken(line.text) or misfit(line.text, cast) or third_person(line.text, cast)
             if problem is not None:  # a loop, a role tag, another language, a stranger
                 _log_refused(speaker, listener, problem, line.text)
                 continue
             if await self._news.leaks(
                 world, speaker.agent_id, listener.agent_id, line.text, said, names
             ):
+                continue
+            others = [p for p in cast.people if p not in names]
+            if intent.memory is not None and (left := news_left_out(line.text, intent, others)):
+                _log_refused(speaker, listener, f"leaves out {', '.join(left)}", line.text)
                 continue
             if await self._carries(world, intent, line.text, names):
                 _log_line(speaker, listener, intent, line.text, attempt)
@@ -493,6 +504,22 @@ def _doings(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
     if latest is None:
         return f"what {first} is doing today"
     return f"what you saw: {latest.description}"
+
+
+def news_left_out(text: str, intent: Intent, people: Sequence[str]) -> list[str]:
+    """Whom a line passing on the intent's memory leaves out of those its news is about
+    (`people`: the town but the two talking): those its words name, or, naming none,
+    the one who said it in the first person ("I am throwing a party": Isabella's). The
+    default demo: Maria, told of Isabella's party, passed it on as "Klaus Mueller has
+    just revealed that he is planning a Valentine's Day party"."""
+    assert intent.memory is not None
+    by_name = dict(zip(people, people, strict=True))
+    about = names_in(said_words(intent.memory.description), by_name)
+    line = said_line(intent.memory.description)
+    if not about and line is not None and line[0] in people and first_person(line[2]):
+        about = [line[0]]
+    named = set(names_in(text, by_name))
+    return [person for person in about if person not in named]
 
 
 def _cast(

@@ -82,6 +82,11 @@ _IDENTITY = re.compile(
 _GREETED = re.compile(rf"\b(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood \w+ing)[,]?\s+{_NAME}")
 _OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Maria, I'm glad ..."
 _CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
+_CALLED = (  # a name called mid-line ("We're new, Klaus! ..."), or greeted in lowercase
+    re.compile(rf",\s+{_NAME}\s*[.!?]"),
+    re.compile(r"\b(?:hi|hello|hey)[,]?\s+([a-z]+)\b", re.IGNORECASE),
+)
+_ADDRESS = re.compile(r"[^\W\d_][\w'’]*:[^\W\d_][\w'’]*")  # "Ville:Dorm", not "5:30"
 _QUOTE = re.compile(r'".*"', re.DOTALL)  # first to last: a retold line nests quotes
 _NUMBER = re.compile(r"\d+")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
@@ -151,12 +156,13 @@ class Cast:
 
 
 def misfit(text: str, cast: Cast) -> str | None:
-    """Why a line does not fit the town, or None: not English, a speaker addressing
-    itself, claiming another's identity or another's doing (outside what it quotes),
-    or a person or place nobody knows."""
+    """Why a line does not fit the town, or None: not English, an address read out, a
+    speaker addressing itself, claiming another's identity or another's doing (outside
+    what it quotes), or a person or place nobody knows."""
     own_words = _QUOTE.sub('""', text)  # a line quoted is in its own speaker's part
     return (
         foreign(text, cast)
+        or spoken_address(text)
         or wrong_part(own_words, cast)
         or borrowed(own_words, cast)
         or stranger(text, cast)
@@ -178,6 +184,13 @@ def made_up_time(text: str, cast: Cast) -> str | None:
         if word.lower() in _CALENDAR and word.lower() not in cast.known:
             return f"a time nobody gave ({word})"
     return None
+
+
+def spoken_address(text: str) -> str | None:
+    """'says an address (Ville:Dorm)': a place as the game names it, colons and all, read
+    out from the prompt ("The Ville:Dorm is a new project we're working on")."""
+    found = _ADDRESS.search(text)
+    return f"says an address ({found[0]})" if found else None
 
 
 def foreign(text: str, cast: Cast) -> str | None:
@@ -210,12 +223,23 @@ def wrong_part(text: str, cast: Cast) -> str | None:
     addressed = [m.group(1) for m in _GREETED.finditer(text)]
     addressed += [m.group(1) for m in (_OPENING.match(text), _CLOSING.search(text)) if m]
     listener = {w.lower() for w in cast.listener.split()}
+    called = [m.group(1) for pattern in _CALLED for m in pattern.finditer(text)]
+    addressed += [name for name in called if name.lower() in own]
     for name in addressed:
         low = name.lower()
         if low in own and low not in listener:
             return f"addresses itself ({name})"
         if listener and low in people and low not in listener:
             return f"addresses {name}, not {cast.listener}"
+    return None
+
+
+def third_person(text: str, cast: Cast) -> str | None:
+    """'speaks of itself as Klaus Mueller' for a line that opens with its speaker's name
+    and a verb ('Klaus Mueller is talking with Jennifer Moore.', said by Klaus). For
+    spoken lines only: a thought or a memory is written so."""
+    if cast.speaker and re.match(rf"{re.escape(cast.speaker)}\s+(?:is|was|has|will)\b", text):
+        return f"speaks of itself as {cast.speaker}"
     return None
 
 
