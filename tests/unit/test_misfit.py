@@ -337,5 +337,6 @@ def test_a_spoken_line_does_not_speak_of_its_speaker_in_the_third_person() -> No
     # the default demo, Klaus to Isabella; a thought may be written so
     line = "Klaus Mueller is talking with Jennifer Moore."
     assert third_person(line, cast(KLAUS, ISABELLA)) == "speaks of itself as Klaus Mueller"
-    assert third_person(line, cast(ISABELLA, KLAUS)) is None
+    assert third_person(line, cast(ISABELLA, MARIA)) is None
+    assert third_person(line, cast(ISABELLA, KLAUS)) == "speaks to Klaus Mueller as if absent"
     assert misfit("Klaus will come to the party.", cast("Klaus")) is None

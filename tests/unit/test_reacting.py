@@ -215,6 +215,26 @@ def test_a_broken_line_is_drawn_again(tmp_path: Path) -> None:
     ]
 
 
+def test_an_opener_is_answered_in_kind_when_no_draw_will_do(tmp_path: Path) -> None:
+    """The cognitive-loop test under CI's load: Klaus's "Hi Isabella! It's so nice to
+    meet you!" got no answer, each draw refused, and the talk ended at one line."""
+    garbled = {
+        "utterance": "Sam Moore, Sam Moore, Sam Moore, Sam Moore!",
+        "end_conversation": False,
+    }
+    chat = routed(
+        line=[
+            {"utterance": "Hi Klaus, what a lovely morning.", "end_conversation": False},
+            *[garbled] * 3,
+            {"utterance": "See you later, Klaus.", "end_conversation": True},
+        ]
+    )
+    chat.queues["talk"] = [{"answer": "yes"}]
+    brain = make_brain(tmp_path, chat, planner="free", line_intents=False)
+    lines = [line.text for line in _isabella_meets_klaus(brain)]
+    assert lines[:2] == ["Hi Klaus, what a lovely morning.", "Hi Isabella! Good to see you."]
+
+
 def test_a_revision_keeps_the_past_and_always_ends_in_sleep() -> None:
     plan = DayPlan(7, (Block(8, "opening the cafe"), Block(12, "lunch"), Block(22, "sleeping")))
     revised = parse_revision(json.dumps(REVISION), plan, 9)

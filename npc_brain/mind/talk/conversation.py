@@ -324,13 +324,14 @@ class Conversations:
                 label = intent.kind.value if self._f.settings.line_intents else ""
                 return Line("", line.text, line.end_conversation, label), intent.memory
         asked = bool(lines) and lines[-1].text.rstrip().endswith("?")
-        if intent.memory is None and not asked:
+        greeted = len(lines) == 1  # whoever is spoken to answers, if only in kind
+        if intent.memory is None and not asked and not greeted:
             return None  # a question is answered, however plainly; small talk may end
         first = listener.persona.name.split()[0] if listener.persona.name.split() else ""
-        if intent.memory is None:
+        if intent.memory is None and asked:
             text = NOT_SURE  # a question the speaker has no memory to answer with
-        else:
-            text = plain_line(intent, speaker.persona, first, opener=not lines)
+        else:  # "Hi Klaus! Good to see you." to an opener, when no draw would do
+            text = plain_line(intent, speaker.persona, first, opener=len(lines) < 2)
         problem = broken(text) or misfit(text, cast)  # a garbled line it would quote
         if problem is not None:
             _log_refused(speaker, listener, problem, text)

@@ -235,11 +235,13 @@ def wrong_part(text: str, cast: Cast) -> str | None:
 
 
 def third_person(text: str, cast: Cast) -> str | None:
-    """'speaks of itself as Klaus Mueller' for a line that opens with its speaker's name
-    and a verb ('Klaus Mueller is talking with Jennifer Moore.', said by Klaus). For
-    spoken lines only: a thought or a memory is written so."""
-    if cast.speaker and re.match(rf"{re.escape(cast.speaker)}\s+(?:is|was|has|will)\b", text):
-        return f"speaks of itself as {cast.speaker}"
+    """Why a spoken line that opens with the speaker's or the listener's full name and a
+    verb does not fit ('Klaus Mueller is talking with Jennifer Moore.', said by Klaus;
+    'Maria Lopez is having lunch.', said to Maria), or None. For spoken lines only: a
+    thought or a memory is written so."""
+    for who, why in ((cast.speaker, "speaks of itself as"), (cast.listener, "speaks to")):
+        if who and re.match(rf"{re.escape(who)}\s+(?:is|was|has|will)\b", text):
+            return f"{why} {who}" + (" as if absent" if why == "speaks to" else "")
     return None
 
 
