@@ -122,6 +122,18 @@ def test_a_draw_close_to_the_news_by_its_place_alone_does_not_carry_it(tmp_path:
     assert lines[0] == (PLAIN, "news, said plainly")
 
 
+def test_news_passes_on_by_its_words_not_by_a_word_and_a_likeness(tmp_path: Path) -> None:
+    """The 10-agent day: Isabella's "I'm glad you're enjoying the party and the food at
+    Hobbs Cafe" was taken as telling of her party, and retold from mouth to mouth."""
+    glad = "Hey Klaus, I'm glad you're enjoying the party and the food at Hobbs Cafe."
+    chat = RoutedChat(
+        MIND_KINDS, DEFAULTS, line=[_line(glad)] * 3 + [_line("Lovely, see you there!", True)]
+    )
+    brain = make_brain(tmp_path, chat, _AlikeEmbedder(), planner="free", line_intents=True)
+    lines = asyncio.run(_talk_with_intents(brain))
+    assert lines[0] == (PLAIN, "news, said plainly")
+
+
 def test_a_draw_that_carries_the_news_is_kept_the_listener_asks_back_and_is_answered(
     tmp_path: Path,
 ) -> None:

@@ -92,6 +92,12 @@ def test_people_and_places_nobody_knows_are_refused(speaker: str, line: str, nam
             "addresses itself (Klaus)",
         ),
         (KLAUS, MARIA, "Hey Maria, hi klaus! what's new?", "addresses itself (klaus)"),
+        (  # the 10-agent day, Isabella to Maria
+            ISABELLA,
+            MARIA,
+            "Haha, thank you, Isabella, that's a great idea.",
+            "addresses itself (Isabella)",
+        ),
         (  # the default demo: a place read out from the prompt
             KLAUS,
             ISABELLA,

@@ -344,15 +344,19 @@ class Conversations:
         return Line("", text, intent=f"{intent.kind.value}, said plainly"), intent.memory
 
     async def _carries(self, world: World, intent: Intent, text: str, names: Sequence[str]) -> bool:
-        """Whether a line carries its intent: by its words (intent.carries_words), or by
-        its meaning (cosine to the intent's content at least CARRIES, set on MiniLM) with
-        one of its words. Names and places count for neither: "Hi Jennifer! I'm just a
-        regular at Hobbs Cafe!" is close to the party at Hobbs Cafe (0.55), and tells
-        nothing of it."""
+        """Whether a line carries its intent: by its words (intent.carries_words); an
+        answer also by its meaning (cosine to the intent's content at least CARRIES, set
+        on MiniLM) with one of its words. News passes on by words alone: "I'm glad you're
+        enjoying the party and the food at Hobbs Cafe", meant to tell of Isabella's party,
+        is close to it and told no one whose, when or where. Names and places count for
+        neither: "Hi Jennifer! I'm just a regular at Hobbs Cafe!" is close to the party at
+        Hobbs Cafe (0.55), and tells nothing of it."""
         ignored = name_terms(names) | place_terms(world.store.all_places())
         if carries_words(intent, text, ignored):
             return True
-        if not key_terms(text) & (key_terms(intent.content) - ignored):
+        if intent.kind == IntentKind.NEWS or not key_terms(text) & (
+            key_terms(intent.content) - ignored
+        ):
             return False
         vectors = await self._f.embed([text, intent.content])
         return float(vectors[0] @ vectors[1]) >= CARRIES

@@ -83,7 +83,7 @@ _GREETED = re.compile(rf"\b(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood \w+ing)[,]?\
 _OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Maria, I'm glad ..."
 _CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
 _CALLED = (  # a name called mid-line ("We're new, Klaus! ..."), or greeted in lowercase
-    re.compile(rf",\s+{_NAME}\s*[.!?]"),
+    re.compile(rf",\s+{_NAME}\s*[.!?,]"),
     re.compile(r"\b(?:hi|hello|hey)[,]?\s+([a-z]+)\b", re.IGNORECASE),
 )
 _ADDRESS = re.compile(r"[^\W\d_][\w'’]*:[^\W\d_][\w'’]*")  # "Ville:Dorm", not "5:30"
