@@ -559,3 +559,8 @@ def test_a_reply_quoting_its_teller_quotes_the_words_told(tmp_path: Path) -> Non
     worded = "Isabella Rodriguez told me: she is throwing a party at Hobbs Cafe on February 14."
     assert not _misquotes(worded, final, opening)
     assert _misquotes(made_up, final, opening)
+    sam = 'Sam Moore told me: "I am Sam Moore, running for mayor of the Ville."'
+    jane = "Sam Moore told me: I'm Jane Moreno, running for mayor of the Ville."
+    names = {"sam", "moore", "jane", "moreno"}
+    assert _misquotes(jane, sam, "Sam Moore told me:", names)
+    assert not _misquotes(jane.replace("Jane Moreno", "Sam"), sam, "Sam Moore told me:", names)

@@ -354,7 +354,7 @@ class Replies:
                 problem = "denies the news it holds"
             if problem is None and subject and not key_terms(text) & subject:
                 problem = f"says nothing of the {'/'.join(sorted(subject))} asked about"
-            if problem is None and _misquotes(text, fallback, prompt[1]):
+            if problem is None and _misquotes(text, fallback, prompt[1], cast.person_words()):
                 problem = "puts other words in the mouth of whom it quotes"
             if problem is None and situation and _asks_you(question) and not first_person(text):
                 problem = "not in the first person, asked what it would do"
@@ -552,19 +552,22 @@ def _subject(question: str, fact: str) -> set[str]:
     return _asked(question) & key_terms(fact)
 
 
-def _misquotes(text: str, planned: str, opening: str) -> bool:
+def _misquotes(text: str, planned: str, opening: str, names: Set[str] = frozenset()) -> bool:
     """Whether a draw that reports someone's words (its opening ends in a colon, as in
     'Isabella Rodriguez told me:') says other words than the planned answer quotes:
-    fewer than half of the quote's content words, or more than half of its own from
-    elsewhere. The default demo: Jennifer, told of Isabella's party, answered "Isabella
-    Rodriguez told me: 'You can't have a party if it's not your house.'"."""
+    fewer than half of the quote's content words, more than half of its own from
+    elsewhere, or a person's name (of `names`, lowercase) the quote does not say. The
+    default demo: Jennifer, told of Isabella's party, answered "Isabella Rodriguez told
+    me: 'You can't have a party if it's not your house.'"; the 10-agent day: Jane, "Sam
+    Moore told me: I'm Jane Moreno, I'm running for mayor"."""
     if not opening.endswith(":") or '"' not in planned or not planned.startswith(opening):
         return False
     quote = key_terms(planned[len(opening) :])
     said = key_terms(text[len(opening) :] if text.startswith(opening) else text)
     if not quote:
         return False
-    return 2 * len(said & quote) < len(quote) or 2 * len(said - quote) > len(said)
+    added = said - quote
+    return 2 * len(said & quote) < len(quote) or 2 * len(added) > len(said) or bool(added & names)
 
 
 def _asked(question: str) -> set[str]:
