@@ -22,6 +22,7 @@ from npc_brain.mind.talk.answers import (
     first_person,
     greets,
     grounded,
+    key_terms,
     left_out,
     names_in,
     on_it,
@@ -564,3 +565,10 @@ def test_a_reply_quoting_its_teller_quotes_the_words_told(tmp_path: Path) -> Non
     names = {"sam", "moore", "jane", "moreno"}
     assert _misquotes(jane, sam, "Sam Moore told me:", names)
     assert not _misquotes(jane.replace("Jane Moreno", "Sam"), sam, "Sam Moore told me:", names)
+
+
+def test_an_ing_form_and_its_verb_are_one_term() -> None:
+    # the 10-agent day: Sam had said "I'm planning to run for the local election"
+    assert "run" in key_terms("Have you heard of anyone running for mayor?")
+    assert key_terms("planning, shopping, sitting") == key_terms("plan, shop, sit")
+    assert key_terms("dressing, calling, meeting") == {"dress", "call", "meet"}

@@ -140,7 +140,15 @@ def key_terms(text: str) -> set[str]:
 
 
 def _stem(word: str) -> str:
-    return word[:-3] if len(word) > 6 and word.endswith("ing") else word
+    """An -ing form's stem, its doubled consonant undone ("running" -> "run", not
+    "runn": Sam's "I'm planning to run" answers "anyone running for mayor?"); s, l, f
+    and z stay doubled ("dressing" -> "dress")."""
+    if len(word) <= 6 or not word.endswith("ing"):
+        return word
+    stem = word[:-3]
+    if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeiouslfz":
+        return stem[:-1]
+    return stem
 
 
 def names_in(text: str, people: dict[str, str]) -> list[str]:
