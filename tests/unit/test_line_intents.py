@@ -110,24 +110,22 @@ class _AlikeEmbedder(HashingEmbedder):
         return normalise_rows(np.ones((len(texts), self.dimension), dtype=np.float32))
 
 
-def test_a_draw_close_to_the_news_by_its_place_alone_does_not_carry_it(tmp_path: Path) -> None:
-    """ "I'm a regular at Hobbs Cafe" is close in meaning to a party at Hobbs Cafe (0.55
-    on MiniLM) and says nothing of it: the news is said plainly instead."""
-    regular = "Hi Klaus! I'm just a regular at Hobbs Cafe!"
+@pytest.mark.parametrize(
+    "drawn",
+    [
+        # close in meaning to a party at Hobbs Cafe (0.55 on MiniLM) by its place alone
+        "Hi Klaus! I'm just a regular at Hobbs Cafe!",
+        # the 10-agent day: one word of the party, and close to it; retold mouth to mouth
+        "Hey Klaus, I'm glad you're enjoying the party and the food at Hobbs Cafe.",
+    ],
+)
+def test_a_draw_close_to_the_news_without_its_words_does_not_carry_it(
+    tmp_path: Path, drawn: str
+) -> None:
+    """News passes on by its words, not by its place or one word and a likeness: the
+    news is said plainly instead."""
     chat = RoutedChat(
-        MIND_KINDS, DEFAULTS, line=[_line(regular)] * 3 + [_line("Lovely, see you there!", True)]
-    )
-    brain = make_brain(tmp_path, chat, _AlikeEmbedder(), planner="free", line_intents=True)
-    lines = asyncio.run(_talk_with_intents(brain))
-    assert lines[0] == (PLAIN, "news, said plainly")
-
-
-def test_news_passes_on_by_its_words_not_by_a_word_and_a_likeness(tmp_path: Path) -> None:
-    """The 10-agent day: Isabella's "I'm glad you're enjoying the party and the food at
-    Hobbs Cafe" was taken as telling of her party, and retold from mouth to mouth."""
-    glad = "Hey Klaus, I'm glad you're enjoying the party and the food at Hobbs Cafe."
-    chat = RoutedChat(
-        MIND_KINDS, DEFAULTS, line=[_line(glad)] * 3 + [_line("Lovely, see you there!", True)]
+        MIND_KINDS, DEFAULTS, line=[_line(drawn)] * 3 + [_line("Lovely, see you there!", True)]
     )
     brain = make_brain(tmp_path, chat, _AlikeEmbedder(), planner="free", line_intents=True)
     lines = asyncio.run(_talk_with_intents(brain))

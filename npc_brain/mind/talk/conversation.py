@@ -285,6 +285,8 @@ class Conversations:
         brought = {m.memory_id for m in standing}
         kept = [m for m in memories if m.memory_id in brought]
         recalled = [m for m in memories if m.memory_id not in brought]
+        others = [p for p in cast.people if p not in names]  # whom news may be about
+        ignored = name_terms(names) | place_terms(world.store.all_places())  # carry nothing
         for attempt in range(TURN_ATTEMPTS):
 
             def turn(chat: ChatModel, seed: int = self._f.settings.seed + attempt) -> Turn:
@@ -315,11 +317,10 @@ class Conversations:
                 world, speaker.agent_id, listener.agent_id, line.text, said, names
             ):
                 continue
-            others = [p for p in cast.people if p not in names]
             if intent.memory is not None and (left := news_left_out(line.text, intent, others)):
                 _log_refused(speaker, listener, f"leaves out {', '.join(left)}", line.text)
                 continue
-            if await self._carries(world, intent, line.text, names):
+            if await self._carries(intent, line.text, ignored):
                 _log_line(speaker, listener, intent, line.text, attempt)
                 label = intent.kind.value if self._f.settings.line_intents else ""
                 return Line("", line.text, line.end_conversation, label), intent.memory
@@ -343,15 +344,14 @@ class Conversations:
         _log_line(speaker, listener, intent, text, TURN_ATTEMPTS)
         return Line("", text, intent=f"{intent.kind.value}, said plainly"), intent.memory
 
-    async def _carries(self, world: World, intent: Intent, text: str, names: Sequence[str]) -> bool:
+    async def _carries(self, intent: Intent, text: str, ignored: set[str]) -> bool:
         """Whether a line carries its intent: by its words (intent.carries_words); an
         answer also by its meaning (cosine to the intent's content at least CARRIES, set
         on MiniLM) with one of its words. News passes on by words alone: "I'm glad you're
         enjoying the party and the food at Hobbs Cafe", meant to tell of Isabella's party,
         is close to it and told no one whose, when or where. Names and places count for
-        neither: "Hi Jennifer! I'm just a regular at Hobbs Cafe!" is close to the party at
-        Hobbs Cafe (0.55), and tells nothing of it."""
-        ignored = name_terms(names) | place_terms(world.store.all_places())
+        neither (`ignored`: their words): "Hi Jennifer! I'm just a regular at Hobbs
+        Cafe!" is close to the party at Hobbs Cafe (0.55), and tells nothing of it."""
         if carries_words(intent, text, ignored):
             return True
         if intent.kind == IntentKind.NEWS or not key_terms(text) & (
