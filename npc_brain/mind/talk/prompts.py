@@ -17,6 +17,7 @@ from typing import Any
 
 from npc_brain.action import Line
 from npc_brain.llm.base import ChatModel, Completion, Message
+from npc_brain.llm.grammar_text import literal_pattern
 from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.mind.prompts import bullet_memories, clock, one_of
 from npc_brain.persona import Persona
@@ -41,7 +42,7 @@ def reply_schema(opening: str = "") -> dict[str, Any]:
     the model words the rest)."""
     if not opening:
         return REPLY_SCHEMA
-    literal = re.sub(r"([.?])", r"\\\1", opening)  # its other characters are plain
+    literal = literal_pattern(opening)
     # The opening's last word ended, then a sentence or two more, ended (or, after an
     # opening without an end mark, an end mark alone).
     more = f"[ ,;:][{_SPOKEN}]{{0,{_REPLY_BODY}}}[.!?]"
@@ -250,13 +251,26 @@ _GREETING = re.compile(r"^(?:Hi|Hello|Hey) [^,!]+[,!] ")
 _SENTENCE_END = re.compile(r"[.!?](?= )")
 
 
+WORDING_PATTERN = "^[A-Z][A-Za-z0-9 ,;:'!?-]{8,100}[.!?]$"
+
+
+def wording_schema() -> dict[str, object]:
+    """One sentence of the model's after an answer code composed: a capital first, an
+    end mark last, no markup."""
+    return {
+        "type": "object",
+        "properties": {"utterance": {"type": "string", "pattern": WORDING_PATTERN}},
+        "required": ["utterance"],
+    }
+
+
 def turn_schema(may_end: bool, greet: str = "") -> dict[str, object]:
     """A line of a sentence or two; the opener greets `greet` by name and cannot end the
     conversation (a small model otherwise takes the listener's part)."""
     pattern = UTTERANCE_PATTERN
     if greet:
         body = f"[A-Za-z0-9 ,.;:'!?-]{{8,{_GREETED_BODY}}}[.!?]"
-        pattern = f"^(Hi|Hello|Hey) {re.escape(greet)}[,!] {body}$"
+        pattern = f"^(Hi|Hello|Hey) {literal_pattern(greet)}[,!] {body}$"
     return {
         "type": "object",
         "properties": {
@@ -346,7 +360,7 @@ def thoughts_schema(other_first_name: str = "") -> dict[str, object]:
     """Three sentences of the agent's own: what it means to do ("I ..."), a memo about
     the other ("Klaus ...": never one of the other's lines taken as its own belief), and
     how it stands with the other ("Klaus and I ...")."""
-    other = re.escape(other_first_name) if other_first_name.isascii() else ""
+    other = literal_pattern(other_first_name) if other_first_name.isascii() else ""
     return {
         "type": "object",
         "properties": {
