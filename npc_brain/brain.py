@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 
-from npc_brain import validation
+from npc_brain import inspection, validation
 from npc_brain.action import Action, Line
 from npc_brain.config import Settings
 from npc_brain.errors import InvalidArgument, NotFound
+from npc_brain.inspection import AgentView, Explanation
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRange, read_page
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation, ScoredMemory
 from npc_brain.memory.relationships import Relationship
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.stream import Explained, Query
 from npc_brain.mind.knowledge import KnownClaim
 from npc_brain.mind.minds import Minds, TickResult
 from npc_brain.mind.perceive import AgentTick
@@ -29,35 +28,7 @@ from npc_brain.mind.world import World, WorldRegistry
 from npc_brain.persona import AgentRecord, Persona, Switches
 from npc_brain.snapshots import SnapshotInfo, Snapshots
 
-RECENT_SECONDS = 24 * 3600.0  # AgentView.recent_memories: created in the last game day
 WHO_KNOWS_K, MAX_WHO_KNOWS_K = 3, 20  # claims a WhoKnows query answers: default, most
-
-
-@dataclass(frozen=True)
-class AgentView:
-    """What an agent is up to, read without changing anything (the memory inspector's
-    world and agent pages): its mind state and a summary of its memory stream."""
-
-    action: Action | None
-    asleep: bool
-    talking: bool
-    busy_with: tuple[str, ...]  # background work under way: "decide", "react", "reflect"
-    wake_hour: int | None  # today's plan (planning on): wake-up hour and blocks
-    plan: tuple[tuple[int, str], ...]  # (hour, activity), in order
-    plan_day: GameTime | None  # the midnight that starts the plan's day
-    memories: int
-    recent_memories: int  # created in the game day before latest_game_time
-    latest_game_time: GameTime | None  # the latest game time the agent's state shows
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """A retrieval explained: the weights and k applied, and what AgentStream.explain
-    found (the top k, the most important memories left out, the memory asked about)."""
-
-    weights: Weights
-    k: int
-    found: Explained
 
 
 class Brain:
@@ -301,16 +272,7 @@ class Brain:
 
     def world_ids(self) -> list[str]:
         """The worlds in the data directory, open or not."""
-        folder = self._settings.data_dir / "worlds"
-        if not folder.is_dir():
-            return []
-        found = []
-        for path in sorted(folder.glob("*.sqlite3")):
-            try:
-                found.append(validation.world_id(path.stem))
-            except InvalidArgument:
-                continue  # not a file this server wrote
-        return found
+        return self._worlds.ids()
 
     async def agent_ids(self, world_id: str) -> list[str]:
         """Every agent of the world, by id."""
@@ -319,30 +281,7 @@ class Brain:
     async def agent_view(self, world_id: str, agent_id: str) -> AgentView:
         """The agent's mind state and memory summary; changes nothing, calls no model."""
         world, agent = self._agent(world_id, agent_id)
-        await self._minds.faculties.catch_up.wait(world, agent.agent_id)
-        mind = world.mind(agent.agent_id)
-        stream = world.streams.get(agent.agent_id)  # in RAM once the agent did anything
-        if stream is not None:
-            summary = stream.summary(RECENT_SECONDS)
-        else:  # exact too, slower: every row of the agent is read
-            summary = world.store.memory_summary(agent.agent_id, RECENT_SECONDS)
-        action = mind.action
-        latest = summary.latest
-        if action is not None and (latest is None or action.start > latest):
-            latest = action.start
-        plan = mind.plan
-        return AgentView(
-            action=action,
-            asleep=mind.asleep,
-            talking=mind.talking,
-            busy_with=tuple(sorted(mind.tasks)),
-            wake_hour=None if plan is None else plan.wake_hour,
-            plan=() if plan is None else tuple((b.hour, b.activity) for b in plan.blocks),
-            plan_day=mind.plan_day,
-            memories=summary.count,
-            recent_memories=summary.recent,
-            latest_game_time=latest,
-        )
+        return await inspection.agent_view(self._minds.faculties, world, agent.agent_id)
 
     async def explain_retrieval(
         self,
@@ -359,32 +298,27 @@ class Brain:
     ) -> Explanation:
         """What `retrieve` with these arguments would answer now, the `left_out` most
         important memories it leaves out and the memory `focus`, each with its terms and
-        rank; unlike `retrieve`, nothing is marked accessed.
-
-        The query is the one Faculties.recall builds (same embedding, weights, decay and
-        filters), scored by the code AgentStream.retrieve runs, so the numbers are the
-        Retrieve RPC's, as long as nothing changes in between.
+        rank; unlike `retrieve`, nothing is marked accessed (inspection.explain_retrieval).
         """
         world, agent = self._agent(world_id, agent_id)
         validation.text("query", query, limit=self._limits.text)
         validation.int_range("k", k, 0, 100)
         validation.items("kinds", kinds, self._limits.items)
         validation.weights(weights)
-        faculties = self._minds.faculties
-        await faculties.catch_up.wait(world, agent.agent_id)
-        (vector,) = await faculties.embed([query])
-        stream = world.stream(agent.agent_id)
-        asked = Query(
-            vector,
+        k = k or self._settings.retrieve_k
+        return await inspection.explain_retrieval(
+            self._minds.faculties,
+            world,
+            agent.agent_id,
             game_time,
-            k or self._settings.retrieve_k,
-            faculties.weights(weights),
-            self._settings.recency_decay,
+            query,
+            k,
+            weights,
             kinds,
-            created.after,
-            created.before,
+            created,
+            left_out,
+            focus,
         )
-        return Explanation(asked.weights, asked.k, stream.explain(asked, left_out, focus))
 
     # Helpers ---------------------------------------------------------------------
 

@@ -317,14 +317,13 @@ class Faculties:
         wanted here, passed over for the next best (up to LEFT_OUT_MARGIN of them).
         Memories stored before their embeddings are waited for (or embedded here), so
         none is left out."""
-        await self.catch_up.wait(world, agent_id)
-        (vector,) = await self.embed([text])
-        query = Query(
-            vector,
+        query = await self.query(
+            world,
+            agent_id,
             game_time,
+            text,
             k,
-            self.weights(weights),
-            self.settings.recency_decay,
+            weights,
             kinds,
             created_after,
             created_before,
@@ -346,6 +345,37 @@ class Faculties:
             ScoredMemory(memory, s.score, s.recency, s.importance, s.relevance)
             for memory, s in zip(touched, found, strict=True)
         ]
+
+    async def query(
+        self,
+        world: World,
+        agent_id: str,
+        game_time: GameTime,
+        text: str,
+        k: int,
+        weights: Weights | None = None,
+        kinds: Sequence[MemoryKind] = (),
+        created_after: GameTime | None = None,
+        created_before: GameTime | None = None,
+        told_to: str | None = None,
+    ) -> Query:
+        """The agent's retrieval of the k memories for `text` now, as recall runs it and
+        the inspector explains it: the text's embedding, the weights with defaults filled
+        in, the configured recency decay and the filters. Waits first for the agent's
+        memories stored before their embeddings, so the stream holds every one."""
+        await self.catch_up.wait(world, agent_id)
+        (vector,) = await self.embed([text])
+        return Query(
+            vector,
+            game_time,
+            k,
+            self.weights(weights),
+            self.settings.recency_decay,
+            kinds,
+            created_after,
+            created_before,
+            told_to,
+        )
 
     async def context(
         self,

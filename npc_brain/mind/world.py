@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain import validation
 from npc_brain.errors import InvalidArgument, NotFound
 from npc_brain.llm.worker import in_fresh_thread
 from npc_brain.memory.ann import AnnIndex
@@ -342,6 +343,18 @@ class WorldRegistry:
         """
         self._worlds.pop(world_id, None)
         return self.get(world_id)
+
+    def ids(self) -> list[str]:
+        """The worlds under data_dir/worlds, open or not, in order."""
+        if not self._dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self._dir.glob("*.sqlite3")):
+            try:
+                found.append(validation.world_id(path.stem))
+            except InvalidArgument:
+                continue  # not a file this server wrote
+        return found
 
     def check_name(self, world_id: str) -> None:
         """Refuses an id that differs only in case from a world on disk: on Windows and

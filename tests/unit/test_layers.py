@@ -49,7 +49,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("npc_brain.mind.act.actor", "npc_brain.mind.talk.conversation"),
     ("npc_brain.mind.react.reactions",),
     ("npc_brain.mind.minds", "npc_brain.mind"),
-    ("npc_brain.snapshots",),
+    ("npc_brain.snapshots", "npc_brain.inspection"),
     ("npc_brain.brain",),
     ("npc_brain.server",),
     ("npc_brain.demo",),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from npc_brain.brain import AgentView
+from npc_brain.inspection import AgentView
 from npc_brain.memory.records import SECONDS_PER_HOUR, GameTime
 from npc_brain.memory.retrieval import Weights
 from npc_brain.server.inspector.audit import Correction
