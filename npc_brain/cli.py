@@ -163,8 +163,8 @@ def _add_demo_commands(commands: Any) -> None:
         "against the data a demo run left in --out (a server is started on it, at the "
         "run's end time).",
     )
-    interview.add_argument("agent", help="the agent's id, e.g. isabella")
-    interview.add_argument("question", help='e.g. "What are you planning for February 14?"')
+    interview.add_argument("agent", help="the agent's id, e.g. bram")
+    interview.add_argument("question", help='e.g. "What are you planning for tomorrow?"')
     interview.add_argument(
         "--out", type=Path, default=Path("npc-brain-demo"), metavar="DIR", help="a demo's folder"
     )

@@ -29,11 +29,11 @@ IMPORTANCE_SCHEMA = {
 EXAMPLES = (
     ("brushing her teeth", 1),
     ("eating breakfast at the kitchen table", 2),
-    ("Klaus is reading a book in the library", 2),
+    ("Bram is reading a book in the library", 2),
     ("chatting with a coworker about the weather", 3),
-    ("Maria got a good grade on her exam", 5),
+    ("Mira got a good grade on her exam", 5),
     ("planning a birthday party for a close friend", 6),
-    ("John was offered a new job in another city", 8),
+    ("Finn was offered a new job in another city", 8),
     ("her mother passed away this morning", 10),
 )
 SYSTEM = (

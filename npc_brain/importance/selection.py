@@ -1,7 +1,7 @@
 """Which estimator rates whose memories: names, and per-world / per-agent overrides.
 
 Overrides are one setting, comma-separated `world=estimator` or `world/agent=estimator`
-entries (e.g. `dungeon=model, default/isabella=blend`); an agent's entry beats its
+entries (e.g. `dungeon=model, default/bram=blend`); an agent's entry beats its
 world's, which beats the server default. The names and the parsing live in
 npc_brain.config (which validates the settings with them and imports nothing above
 it); they are re-exported here.

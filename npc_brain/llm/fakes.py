@@ -177,7 +177,7 @@ class ScoringChat(ScriptedChat):
 class SchemaChat:
     """Answers every call with the first answer its JSON schema admits (a string if it
     has none): `prefer` among enum values that offer it (or the label of it that a
-    decomposition offers: its last parts, "Hobbs Cafe:cafe"), else the first value; the first
+    decomposition offers: its last parts, "Fish Market:stalls"), else the first value; the first
     of anyOf/oneOf; arrays of minItems (at least one); numbers at their minimum, else 1;
     false; and `text` for every string."""
 

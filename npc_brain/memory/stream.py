@@ -2,7 +2,7 @@
 
 It is a cache of the store, loaded from it on first use and kept in step with every
 write. Small streams score every memory exactly. Large ones get an ANN index over their
-distinct texts (NPC streams repeat themselves: "Klaus is reading" comes back daily), and
+distinct texts (NPC streams repeat themselves: "Bram is reading" comes back daily), and
 score candidates exactly: every memory of the best-matching texts, plus every memory
 whose recency and importance alone could still beat the k-th of those, with the
 normalisation ranges of the whole stream. Only the ANN search itself is approximate.

@@ -9,13 +9,13 @@ from npc_brain.memory.records import GameTime, MemoryRecord
 
 
 def clock(game_time: GameTime) -> str:
-    """Game time as the prompts say it: 'Tuesday February 13, 2023, 09:30'."""
+    """Game time as the prompts say it: 'Saturday June 3, 2023, 09:30'."""
     moment = datetime.fromtimestamp(game_time, UTC)
     return f"{moment:%A %B} {moment.day}, {moment.year}, {moment:%H:%M}"
 
 
 def day(game_time: GameTime) -> str:
-    """The game day as the prompts say it: 'Tuesday February 14, 2023'."""
+    """The game day as the prompts say it: 'Saturday June 3, 2023'."""
     moment = datetime.fromtimestamp(game_time, UTC)
     return f"{moment:%A %B} {moment.day}, {moment.year}"
 
@@ -39,8 +39,8 @@ _DOUBLED = {"run", "sit", "get", "put", "jog", "chat", "shop", "plan", "stop", "
 
 
 def progressive(phrase: str) -> str:
-    """'invite people to the party' -> 'inviting people to the party' (the first word
-    of an imperative or third-person phrase; a phrase already in -ing stays)."""
+    """'stoke the forge' -> 'stoking the forge' (the first word of an imperative or
+    third-person phrase; a phrase already in -ing stays)."""
     first, _, rest = imperative(phrase).partition(" ")
     low = first.lower()
     if low.endswith("ing") or not low.isalpha():
@@ -55,7 +55,7 @@ def progressive(phrase: str) -> str:
 
 
 def imperative(phrase: str) -> str:
-    """'opens the cafe' -> 'open the cafe' (the first word of a third-person phrase)."""
+    """'opens the inn' -> 'open the inn' (the first word of a third-person phrase)."""
     first, _, rest = phrase.strip().partition(" ")
     low = first.lower()
     if low in _IRREGULAR:

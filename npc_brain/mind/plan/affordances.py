@@ -56,7 +56,7 @@ ARENAS: dict[str, tuple[str, ...]] = {
     "store": ("shopping", "serving customers", "stocking the shelves"),
 }
 SLEEPING_PLACES = ("bed",)
-# Someone's own rooms: "Ryan's apartment", "Eddy's bedroom", "Lin family's house".
+# Someone's own rooms: "Vega's apartment", "Wren's bedroom", "Ashford family's house".
 _PRIVATE = re.compile(r"^(.+?)'s (?:\w+ )?(?:room|bedroom|apartment|house|home|flat)$", re.I)
 # Objects that only the people who work there use: a customer has coffee, it does not
 # make it at the cafe's machine.
@@ -83,8 +83,8 @@ def spot(address: str) -> str:
 
 
 def describe(address: str) -> str:
-    """An address as a phrase: 'the counter of the cafe at Hobbs Cafe', 'the computer
-    of Ryan's apartment at Rose apartments'."""
+    """An address as a phrase: 'the counter of the taproom at Sleeping Fox Inn', 'the
+    terminal of Vega's room at Crew Quarters'."""
     named = parts(address)
     if len(named) >= 3:
         return f"the {named[2]} of {_the(named[1])} at {named[0]}"
@@ -94,15 +94,15 @@ def describe(address: str) -> str:
 
 
 def _the(name: str) -> str:
-    """A place's name with its article: none for someone's ("Ryan's apartment")."""
+    """A place's name with its article: none for someone's ("Vega's room")."""
     return name if "'s " in name else f"the {name}"
 
 
 def holder(address: str) -> str:
     """Whose private room an address is in, the most specific part naming them
-    ('Rose apartments:Ryan's apartment' -> 'Ryan'; "Moore family's house" -> 'Moore',
-    "...:Jennifer's bedroom" -> 'Jennifer'); '' for a place anyone may use ("Artist's
-    co-living space", Hobbs Cafe)."""
+    ('Crew Quarters:Vega's room' -> 'Vega'; "Ashford family's house" -> 'Ashford',
+    "...:Wren's bedroom" -> 'Wren'); '' for a place anyone may use ("Sailor's Rest",
+    Sleeping Fox Inn)."""
     found = [m[1] for part in parts(address) if (m := _PRIVATE.match(part))]
     return found[-1].removesuffix(" family") if found else ""
 
@@ -132,6 +132,6 @@ def for_staff_only(address: str) -> bool:
 
 
 def works_at(occupation: str, address: str) -> bool:
-    """Whether an occupation ("owns Hobbs Cafe") names the address's sector."""
+    """Whether an occupation ("runs the Sleeping Fox Inn") names the address's sector."""
     named = parts(address)
     return bool(named) and named[0].lower() in occupation.lower()

@@ -47,7 +47,7 @@ EVERYDAY = ("read a book", "take a walk", "meet friends")
 EVENING = ("relax at home", "read a book", "tidy up at home", "call a friend")
 MEALS = ("breakfast", "lunch", "dinner")
 REQUIRED_BONUS, LIFESTYLE_BONUS = 0.3, 0.15  # candidates the persona names itself
-NAMED_PLACE_BONUS = 0.3  # a place the activity names ("open Hobbs Cafe")
+NAMED_PLACE_BONUS = 0.3  # a place the activity names ("open the Sleeping Fox Inn")
 PLACE_MARGIN = 0.1  # places within this of the best one fit too
 AFFORDANCE_FIT = 0.45  # cosine above which an affordance is a step of the activity
 MAX_OPTIONS = 5
@@ -121,7 +121,7 @@ class Composer:
         """The activity at the place that fits it best, then what the fitting places
         afford that is like it: at most MAX_OPTIONS (activity, place) pairs. Beds are
         for sleep, a place's staff objects for those who work there, another's rooms
-        for an activity that names them ("visit Ryan"), and an activity "at home" is
+        for an activity that names them ("visit Vega"), and an activity "at home" is
         at the persona's home."""
         occupation = f"{persona.learned}. {persona.currently}"
         awake = [
@@ -198,7 +198,7 @@ def _candidates(skeleton: Skeleton, persona: Persona, places: Sequence[str]) -> 
 
 def _anothers(address: str, persona: Persona, activity: str = "") -> bool:
     """Whether an address is in a room of someone else's (affordances.holder) whom
-    the activity does not name: Tamara wrote her book at Ryan's computer."""
+    the activity does not name: Ines wrote her log at Vega's terminal."""
     who = holder(address).lower()
     own = {w.lower() for w in persona.name.split()}
     return bool(who) and not own & set(who.split()) and who not in activity.lower()
@@ -206,8 +206,8 @@ def _anothers(address: str, persona: Persona, activity: str = "") -> bool:
 
 def _at_home(address: str, persona: Persona) -> bool:
     """Whether an address is in the persona's home: the building of its home address
-    (sector), not someone else's room there (the dorm's common room is home, Maria's
-    room is not Klaus's)."""
+    (sector), not someone else's room there (the crew quarters' lounge is home, Ines's
+    room is not Vega's)."""
     home = persona.home_address.split(":")[:2]
     return len(home) == 2 and address.split(":")[:2] == home and not _anothers(address, persona)
 

@@ -267,12 +267,13 @@ def decompose_hour(
 
 
 def place_labels(places: Sequence[str]) -> dict[str, str]:
-    """Each address by a label without the parts all of them share ("the Ville:Hobbs
-    Cafe:cafe" -> "Hobbs Cafe:cafe" among places of the Ville): a step's place costs a
-    generated token for each of its tokens, grammar or not, and "the Ville:" is four."""
+    """Each address by a label without the parts all of them share ("Gull Harbour:Fish
+    Market:stalls" -> "Fish Market:stalls" among places of Gull Harbour): a step's place
+    costs a generated token for each of its tokens, grammar or not, and "Gull Harbour:" is
+    four."""
     parts = [p.split(":") for p in places]
     shared = 0
-    while len(parts) > 1 and all(  # a label keeps two parts: "Hobbs Cafe:cafe"
+    while len(parts) > 1 and all(  # a label keeps two parts: "Fish Market:stalls"
         len(p) > shared + 2 and p[shared] == parts[0][shared] for p in parts
     ):
         shared += 1

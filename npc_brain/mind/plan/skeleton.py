@@ -1,11 +1,11 @@
 """A day's skeleton from what is known: the code composes, the model only chooses.
 
-Wake and bed times, fixed commitments ("open Hobbs Cafe at 8 am"), things to do in a
+Wake and bed times, fixed commitments ("open the forge at 8 am"), things to do in a
 part of the day ("paint in the morning") and things to do some time come from the
 persona (`lifestyle`, `daily_requirements`) and from remembered commitments for the day
-("a party at Hobbs Cafe on February 14 from 5 pm to 7 pm"). Meals are needs. `compose`
-lays them on the waking hours; the free hours get a few ranked options each, among
-which the model chooses. Every function here is pure.
+("a wedding at the Sleeping Fox Inn on June 3 from 5 pm to 7 pm"). Meals are needs.
+`compose` lays them on the waking hours; the free hours get a few ranked options each,
+among which the model chooses. Every function here is pure.
 """
 
 from __future__ import annotations
@@ -136,8 +136,8 @@ def skeleton_of(persona: Persona) -> Skeleton:
 
 
 def commitments(texts: Sequence[str], today: GameTime) -> list[Item]:
-    """Events with a time that the texts place on the day starting at `today`: 'a party
-    at Hobbs Cafe on February 14 from 5 pm to 7 pm' -> attend ... at 17 for 2 hours."""
+    """Events with a time that the texts place on the day starting at `today`: 'a wedding
+    at the Sleeping Fox Inn on June 3 from 5 pm to 7 pm' -> attend ... at 17 for 2 hours."""
     moment = datetime.fromtimestamp(today, UTC)
     dates = (f"{moment:%B} {moment.day}", f"{moment:%b} {moment.day}", f"{moment:%A}", "today")
     found = []
@@ -166,11 +166,11 @@ def compose(
 ) -> tuple[dict[int, str], dict[int, list[str]]]:
     """Lays the skeleton on the waking hours: (fixed hours -> activity, free hours ->
     ranked options). Fixed items and remembered commitments take their hours, meals
-    theirs (a requirement that names the meal, "have breakfast at Hobbs Cafe", is that
-    meal), required items the best free hour of their window; every other waking hour
-    gets the OPTIONS_PER_HOUR best candidates by `fit` (higher is better; the `evening`
-    ones only from EVENING_START, and first then), none used up (see `cap`) or just
-    done."""
+    theirs (a requirement that names the meal, "have breakfast at the Sleeping Fox Inn",
+    is that meal), required items the best free hour of their window; every other waking
+    hour gets the OPTIONS_PER_HOUR best candidates by `fit` (higher is better; the
+    `evening` ones only from EVENING_START, and first then), none used up (see `cap`) or
+    just done."""
     hours = list(skeleton.waking_hours)
     fixed: dict[int, str] = {}
     for item in [*extra, *skeleton.items]:

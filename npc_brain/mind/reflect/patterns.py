@@ -35,8 +35,8 @@ class Sighting:
 
     memory: MemoryRecord
     who: str  # a full name
-    doing: str  # "teaching a class", "talking with Mei Lin"
-    place: str  # the address's sector ("Oak Hill College"), or ""
+    doing: str  # "mending nets", "talking with Wren Hale"
+    place: str  # the address's sector ("Fish Market"), or ""
 
 
 def sightings(memories: Sequence[MemoryRecord], names: Mapping[str, str]) -> list[Sighting]:
@@ -59,8 +59,8 @@ def sightings(memories: Sequence[MemoryRecord], names: Mapping[str, str]) -> lis
 
 def composed_insights(memories: Sequence[MemoryRecord], names: Mapping[str, str]) -> list[Insight]:
     """The insights about the people the memories are most about: a habit
-    ("Mei Lin is often teaching a class at Oak Hill College.") or a pair who keep
-    talking ("Ayesha Khan and Mei Lin often talk with each other."), the weightiest
+    ("Wren Hale is often mending nets at Fish Market.") or a pair who keep
+    talking ("Bram Ashford and Wren Hale often talk with each other."), the weightiest
     (the salience of the people in it, and its sightings' importance) first."""
     seen = sightings(memories, names)
     people = set(names.values())
@@ -94,7 +94,7 @@ def composed_insights(memories: Sequence[MemoryRecord], names: Mapping[str, str]
 
 def _read(memory: MemoryRecord, names: Mapping[str, str]) -> tuple[str, str] | None:
     """(who, doing) from "<full name> is <doing>", or from the game's subject and
-    object ("klaus", "is", "read a book": "reading a book")."""
+    object ("bram", "is", "forge a sword": "forging a sword")."""
     for name in names.values():
         doing = memory.description.removeprefix(f"{name} is ")
         if doing != memory.description:
@@ -107,7 +107,7 @@ def _read(memory: MemoryRecord, names: Mapping[str, str]) -> tuple[str, str] | N
 
 
 def _talk(memory: MemoryRecord, names: Mapping[str, str]) -> tuple[str, str] | None:
-    """A line of a conversation ('Klaus Mueller said to Mei Lin: "..."') as its speaker
+    """A line of a conversation ('Bram Ashford said to Wren Hale: "..."') as its speaker
     talking with its listener."""
     speaker, said, rest = memory.description.partition(" said to ")
     listener = rest.partition(":")[0]
