@@ -20,6 +20,11 @@ Sections (all but realtime by default; a full run takes about 10 minutes on 2 co
 - demo town: model calls and tokens per agent per awake game hour, and the share of
   prompt tokens not evaluated again, from the report `npc-brain demo` writes
   (--demo-report; bench/demo_report.py).
+- talk (only with --only talk: about 15 minutes): a player's lines in three settings
+  that are not the demo town (bench/data/player_talk, its test split), answered by this
+  tree and by the talk layer before its rebuild (git archive of bench/talk_section.py's
+  BASELINE), each reply judged by its line's rule; writes bench/results/
+  talk_transcript.md (bench/talk_section.py).
 - realtime (only with --only realtime: about 30 minutes, plus llama-server's build the
   first time): a player's first token idle and while the town thinks, against the
   serial scheduler; 8 calls decoded together against 1, beside llama-server; the default
@@ -50,13 +55,13 @@ from typing import Any
 
 import numpy as np
 
-from bench import demo_report, prompt_cache, realtime_section, retrieval, server_suite
+from bench import demo_report, prompt_cache, realtime_section, retrieval, server_suite, talk_section
 from bench.common import Row, render, timed
 from npc_brain.config import Settings
 from npc_brain.llm.llama import LlamaEmbedder
 
 DEFAULT_SECTIONS = ("model", "embedding", "prompts", "retrieval")
-SECTIONS = (*DEFAULT_SECTIONS, "realtime")
+SECTIONS = (*DEFAULT_SECTIONS, "realtime", "talk")
 
 
 def retrieval_rows(quick: bool) -> list[Row]:
@@ -150,6 +155,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "retrieval" in sections:
         progress("retrieval")
         rows += retrieval_rows(args.quick)
+    if "talk" in sections:
+        progress("talk: a player's lines in three settings, this tree and the code before")
+        rows += talk_section.rows()
     if "realtime" in sections:
         progress("real time: first token, batching, the demo town, a day, Tick, contention")
         rows += realtime_section.rows(args.quick)

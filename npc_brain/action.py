@@ -15,6 +15,8 @@ class Line:
     text: str
     end_conversation: bool = False
     intent: str = ""  # NPC conversations: what the line was for (mind/talk/intent.py)
+    act: str = ""  # Converse: the dialogue act of the line answered (mind/talk/acts.py)
+    topic: str = ""  # Converse: what that line was about (names, places, time)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ CONSTRAIN_MODES = ("auto", "json_schema", "json_object", "none")
 PLANNERS = ("composed", "free")
 AFTERTHOUGHTS = ("composed", "model")
 REFLECTIONS = ("composed", "model")
+REPLY_WORDINGS = ("model", "plain")
 
 
 def check_estimator(name: str, setting: str = "importance_estimator") -> str:
@@ -242,10 +243,16 @@ class Settings:
     )
     grounded_replies: bool = _cognition(
         True,
-        "replies rest on facts chosen for the question (its topic, the people it names) "
-        "and are checked: a degenerate reply, or one that names none of the facts, is drawn "
-        "again, then replaced by a plain sentence from the best fact; off: the reply as the "
-        "model writes it from recalled memories",
+        "a reply is decided by code: the line's dialogue act is recognised, the act's "
+        "composer answers from the persona, plan, relationships, memories and places, and "
+        "the answer is said in the agent's own voice; off: the model answers freely from "
+        "recalled memories (the paper's way), unchecked",
+    )
+    reply_wording: str = _cognition(
+        "model",
+        "grounded replies: model (after greetings, small talk, opinions and the like the "
+        "model words one more sentence in character; the checks refuse a bad one, which is "
+        "then left out) or plain (the composed answer alone, no model call)",
     )
     line_intents: bool = _cognition(
         True,
@@ -281,7 +288,7 @@ class Settings:
     importance_estimator_overrides: str = _importance(
         "",
         "estimator per world or agent, comma-separated world=NAME or world/agent=NAME "
-        "(e.g. dungeon=model,default/isabella=blend)",
+        "(e.g. dungeon=model,default/bram=blend)",
     )
     importance_anchors: str = _importance(
         "", "a game's own rated anchors (TSV rating<TAB>text, or JSON) added to the shipped ones"
@@ -393,6 +400,8 @@ class Settings:
             raise InvalidArgument("planner", f"expected one of {', '.join(PLANNERS)}")
         if self.afterthoughts not in AFTERTHOUGHTS:
             raise InvalidArgument("afterthoughts", f"expected one of {', '.join(AFTERTHOUGHTS)}")
+        if self.reply_wording not in REPLY_WORDINGS:
+            raise InvalidArgument("reply_wording", f"expected one of {', '.join(REPLY_WORDINGS)}")
         if self.reflections not in REFLECTIONS:
             raise InvalidArgument("reflections", f"expected one of {', '.join(REFLECTIONS)}")
         if self.chat_api_constrain not in CONSTRAIN_MODES:

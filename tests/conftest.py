@@ -89,9 +89,6 @@ def make_brain(
     # Fakes script the chat model's ratings ({"rating": 9}), so importance asks the model
     # here unless a test picks another estimator (the server's default is the anchors).
     settings.setdefault("importance_estimator", "model")
-    # Fakes script the reply itself; grounding it in facts (the server's default) has
-    # tests of its own that ask for it.
-    settings.setdefault("grounded_replies", False)
     config = Settings(data_dir=tmp_path / "data", **settings)  # type: ignore[arg-type]
     return Brain(
         chat=chat or ScriptedChat(default={"rating": 3}),

@@ -20,6 +20,7 @@ class Usage:
     cached_prompt_tokens: int = 0  # of prompt_tokens, those the model did not evaluate again
     calls_by_kind: Counter[str] = field(default_factory=Counter)
     calls_by_hour: Counter[int] = field(default_factory=Counter)  # game hour start -> calls
+    refusals_by_check: Counter[str] = field(default_factory=Counter)  # talk/checks.py names
     first_game_time: GameTime | None = None
     last_game_time: GameTime | None = None
 
@@ -36,6 +37,7 @@ class Usage:
         self.cached_prompt_tokens += other.cached_prompt_tokens
         self.calls_by_kind.update(other.calls_by_kind)
         self.calls_by_hour.update(other.calls_by_hour)
+        self.refusals_by_check.update(other.refusals_by_check)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class UsageSummary:
     game_hours: float
     calls_by_game_hour: dict[int, int]
     cached_prompt_tokens: int = 0
+    refusals_by_check: dict[str, int] = field(default_factory=dict)
 
 
 class UsageLedger:
@@ -92,6 +95,11 @@ class UsageLedger:
             if when is not None:
                 usage.calls_by_hour[int(when // SECONDS_PER_HOUR * SECONDS_PER_HOUR)] += 1
 
+    def refused(self, world_id: str, agent_id: str, check: str) -> None:
+        """Counts a line of the agent that the named check refused."""
+        with self._lock:
+            self._usage(world_id, agent_id).refusals_by_check[check] += 1
+
     def summary(self, world_id: str, agent_id: str = "") -> UsageSummary:
         """One agent's usage, or the whole world's when agent_id is empty."""
         total = Usage()
@@ -109,4 +117,5 @@ class UsageLedger:
             hours,
             dict(total.calls_by_hour),
             total.cached_prompt_tokens,
+            dict(total.refusals_by_check),
         )

@@ -226,6 +226,8 @@ def line_to_pb(line: Line) -> pb.Utterance:
         text=line.text,
         end_conversation=line.end_conversation,
         intent=line.intent,
+        act=line.act,
+        topic=line.topic,
     )
 
 
@@ -274,6 +276,7 @@ def stats_to_pb(s: UsageSummary) -> pb.Stats:
         calls_by_kind=s.calls_by_kind,
         game_hours=s.game_hours,
         cached_prompt_tokens=s.cached_prompt_tokens,
+        refusals_by_check=s.refusals_by_check,
         calls_by_hour=[
             pb.HourCalls(hour=time_to_pb(hour), calls=calls)
             for hour, calls in sorted(s.calls_by_game_hour.items())

@@ -269,16 +269,20 @@ class RetrieveResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ...) -> None: ...
 
 class Utterance(_message.Message):
-    __slots__ = ("speaker_id", "text", "end_conversation", "intent")
+    __slots__ = ("speaker_id", "text", "end_conversation", "intent", "act", "topic")
     SPEAKER_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     END_CONVERSATION_FIELD_NUMBER: _ClassVar[int]
     INTENT_FIELD_NUMBER: _ClassVar[int]
+    ACT_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
     speaker_id: str
     text: str
     end_conversation: bool
     intent: str
-    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ..., intent: _Optional[str] = ...) -> None: ...
+    act: str
+    topic: str
+    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ..., intent: _Optional[str] = ..., act: _Optional[str] = ..., topic: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("description", "address", "start", "duration_minutes", "emoji", "object_state", "chat_with_agent_id", "chat")
@@ -453,8 +457,15 @@ class GetStatsRequest(_message.Message):
     def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours", "calls_by_hour", "cached_prompt_tokens")
+    __slots__ = ("model_calls", "prompt_tokens", "completion_tokens", "calls_by_kind", "game_hours", "calls_by_hour", "cached_prompt_tokens", "refusals_by_check")
     class CallsByKindEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class RefusalsByCheckEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -468,6 +479,7 @@ class Stats(_message.Message):
     GAME_HOURS_FIELD_NUMBER: _ClassVar[int]
     CALLS_BY_HOUR_FIELD_NUMBER: _ClassVar[int]
     CACHED_PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    REFUSALS_BY_CHECK_FIELD_NUMBER: _ClassVar[int]
     model_calls: int
     prompt_tokens: int
     completion_tokens: int
@@ -475,7 +487,8 @@ class Stats(_message.Message):
     game_hours: float
     calls_by_hour: _containers.RepeatedCompositeFieldContainer[HourCalls]
     cached_prompt_tokens: int
-    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ..., calls_by_hour: _Optional[_Iterable[_Union[HourCalls, _Mapping]]] = ..., cached_prompt_tokens: _Optional[int] = ...) -> None: ...
+    refusals_by_check: _containers.ScalarMap[str, int]
+    def __init__(self, model_calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., game_hours: _Optional[float] = ..., calls_by_hour: _Optional[_Iterable[_Union[HourCalls, _Mapping]]] = ..., cached_prompt_tokens: _Optional[int] = ..., refusals_by_check: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class HourCalls(_message.Message):
     __slots__ = ("hour", "calls")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from npc_brain.llm.base import ChatModel
+from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.server.app import create_http_gateway
 from npc_brain.server.http import HttpServer
@@ -39,13 +39,17 @@ class TwoDoors:
 
 @contextmanager
 def two_doors(
-    tmp_path: Path, chat: ChatModel, cors_origins: str = "", **settings: object
+    tmp_path: Path,
+    chat: ChatModel,
+    cors_origins: str = "",
+    embedder: Embedder | None = None,
+    **settings: object,
 ) -> Iterator[TwoDoors]:
     """Serves a fresh fake-model brain in `tmp_path` over gRPC and HTTP until the block ends.
 
     `settings` (token, limits, TLS files...) go to the brain's Settings, which both
     servers read."""
-    running, stop_grpc = start_server(make_brain(tmp_path, chat, **settings))
+    running, stop_grpc = start_server(make_brain(tmp_path, chat, embedder, **settings))
     gateway = asyncio.run_coroutine_threadsafe(
         create_http_gateway(running.brain, "127.0.0.1", 0, cors_origins), running.loop
     ).result(timeout=30)

@@ -145,9 +145,7 @@ def test_perceive_retrieve_converse_over_the_wire(
     fake_server: RunningServer, chat: ScriptedChat
 ) -> None:
     _upsert(fake_server)
-    chat.enqueue(
-        {"rating": 8}, {"utterance": "Come on the 14th!", "end_conversation": True}, {"rating": 5}
-    )
+    chat.enqueue({"rating": 8})
     ids = fake_server.stub.Perceive(
         pb.PerceiveRequest(
             agent_id="isabella",
@@ -167,16 +165,20 @@ def test_perceive_retrieve_converse_over_the_wire(
     events = list(
         fake_server.stub.Converse(
             pb.ConverseRequest(
-                agent_id="isabella", game_time=T0, speaker_id="player", utterance="Party?"
+                agent_id="isabella",
+                game_time=T0,
+                speaker_id="player",
+                utterance="Goodbye!",
             )
         )
     )
     assert [e.WhichOneof("event") for e in events][-1] == "final"
-    assert len(events) > 3
-    assert "".join(e.token for e in events[:-1]) == events[-1].final.text == "Come on the 14th!"
-    assert events[-1].final.end_conversation
+    final = events[-1].final
+    assert "".join(e.token for e in events[:-1]) == final.text  # what streamed is what stays
+    assert final.text == "Goodbye! Take care." and final.act == "farewell"
+    assert final.end_conversation  # a farewell ends the conversation, without a model call
     stats = fake_server.stub.GetStats(pb.GetStatsRequest(agent_id="isabella"))
-    assert dict(stats.calls_by_kind) == {"importance": 2, "converse": 1}
+    assert dict(stats.calls_by_kind) == {"importance": 2}
 
 
 def test_tick_perceives_and_acts_for_many_agents(fake_server: RunningServer) -> None:

@@ -38,7 +38,7 @@ def test_a_reply_waiting_for_the_model_keeps_the_stream_alive(
 ) -> None:
     monkeypatch.setattr(http_door, "STREAM_KEEPALIVE_SECONDS", 0.2)
     chat = StuckChat(default={"utterance": "Hello there!", "end_conversation": False})
-    with two_doors(tmp_path, chat) as doors:
+    with two_doors(tmp_path, chat, grounded_replies=False) as doors:
         try:
             upsert = {"agent_id": "isabella", "persona": PERSONA}
             assert _post(doors.http_port, "UpsertAgent", upsert).status == 200
@@ -63,7 +63,7 @@ def test_a_failure_before_the_first_event_is_still_a_plain_error(
 ) -> None:
     monkeypatch.setattr(http_door, "STREAM_KEEPALIVE_SECONDS", 0.2)
     chat = StuckChat()
-    with two_doors(tmp_path, chat) as doors:
+    with two_doors(tmp_path, chat, grounded_replies=False) as doors:
         try:
             answer = _post(doors.http_port, "Converse", CONVERSE | {"agent_id": "nobody"})
             assert answer.status == 404

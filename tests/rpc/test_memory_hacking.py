@@ -119,7 +119,8 @@ def test_injected_texts_stay_verbatim_data_and_ratings_stay_in_range(
         agent_id="isabella", game_time=T1, speaker_id="player", utterance=INJECTIONS[3]
     )
     final = list(fake_server.stub.Converse(request))[-1].final
-    assert final.speaker_id == "isabella" and final.text == "Hello!"
+    assert final.speaker_id == "isabella" and final.text  # an answer of its own
+    assert INJECTIONS[3] not in final.text
     reply_prompt = chat.history[-1].messages if chat.history else []
     holders = [m for m in reply_prompt if INJECTIONS[3] in m.content]
     assert [m.role for m in holders] in ([], ["user"]), "the line is the user's turn"

@@ -18,7 +18,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from npc_brain.llm.fakes import RoutedChat
+from npc_brain.llm.fakes import HashingEmbedder, RoutedChat
 from npc_brain.mind.talk.news import REFUSAL
 from npc_brain.server.http_gateway import to_json
 from npc_brain.v1 import brain_pb2 as pb
@@ -103,7 +103,8 @@ def kind(request: pytest.FixtureRequest) -> str:
 @contextmanager
 def _opened(kind: str, tmp_path: Path, **settings: object) -> Iterator[tuple[Door, RoutedChat]]:
     chat = RoutedChat(MIND_KINDS, DEFAULTS)
-    with two_doors(tmp_path, chat, planner="free", **settings) as doors:
+    embedder = HashingEmbedder(512)  # the dialogue acts read lines by their words
+    with two_doors(tmp_path, chat, embedder=embedder, planner="free", **settings) as doors:
         yield Door(kind, doors), chat
 
 
@@ -168,8 +169,9 @@ def _ask_for_the_secret(d: Door, chat: RoutedChat, grounded: bool) -> None:
     )
     streamed, final = _said(d.converse(asked))
     assert "stole" not in final and streamed == final  # checked before a token left
-    # Grounded replies rest on facts, so the leaking draws are refused before the guard.
-    assert final == REFUSAL or grounded
+    # The free reply is the leaking draw, refused whole by the guard; a grounded reply
+    # is composed from what Klaus may tell, and the leaking wording is left out of it.
+    assert (final == REFUSAL) == (not grounded)
     for prompt in _dialogue_prompts(chat):
         assert "stole" not in prompt and "picnic" not in prompt
     said = [m["description"] for m in d.memories("klaus") if m["kind"] == "DIALOGUE"]
@@ -192,11 +194,11 @@ def test_an_npc_asked_by_another_npc_tells_only_what_is_meant_for_it(
         )
         return _said(d.converse(request))
 
-    assert ask("What did you do at the mayor's office?")[1] == REFUSAL
+    streamed, final = ask("What did you do at the mayor's office?")
+    assert "stole" not in final and "ring" not in final and streamed == final
     streamed, final = ask("Are you planning something for my birthday?")
-    assert final == "Yes, I am planning a surprise picnic for your birthday." == streamed
-    prompts = _dialogue_prompts(chat)
-    assert "picnic" in prompts[1] and not any("stole" in p for p in prompts)
+    assert final == "I'm planning a surprise picnic for your birthday." == streamed
+    assert not any("stole" in p for p in _dialogue_prompts(chat))
     # Klaus may tell his line about the picnic to Maria only; Maria's memory holds nothing.
     (line,) = [m for m in d.memories("klaus") if "picnic" in m["description"]][-1:]
     assert line["kind"] == "DIALOGUE" and line["share_with"] == ["maria"]

@@ -137,7 +137,7 @@ def test_converse_streams_then_stores_both_lines_with_provenance(tmp_path: Path)
     chat.enqueue(
         {"utterance": "Please come to my party!", "end_conversation": False}, {"rating": 6}
     )
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path, chat, grounded_replies=False)  # the model's reply as it is
 
     async def scenario() -> list[str | Line]:
         await _with_agent(brain)
@@ -154,16 +154,17 @@ def test_converse_streams_then_stores_both_lines_with_provenance(tmp_path: Path)
 
 
 def test_interview_stores_nothing(tmp_path: Path) -> None:
-    chat = ScriptedChat(default={"utterance": "I run a cafe.", "end_conversation": True})
-    brain = make_brain(tmp_path, chat)
+    brain = make_brain(tmp_path)
 
     async def scenario() -> None:
         await _with_agent(brain)
         events = [e async for e in brain.converse("", "isabella", T0, "eval", "Who are you?", True)]
-        assert events[-1] == Line("isabella", "I run a cafe.", True)
+        final = events[-1]
+        assert isinstance(final, Line) and final.text == "".join(events[:-1])  # type: ignore[arg-type]
+        assert final.speaker_id == "isabella" and final.act and final.text
 
     run(scenario())
-    assert run(brain.retrieve("", "isabella", T0, "cafe")) == []
+    assert run(brain.retrieve("", "isabella", T0, "cafe", kinds=[MemoryKind.DIALOGUE])) == []
 
 
 def test_tick_checks_every_agent_before_changing_any(tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def test_agents_move_see_each_other_talk_and_get_to_know_each_other(
     holder, heard = party["knowers"]
     assert holder["memory"]["source"] == "AUTHOR"
     assert (heard["memory"]["source"], heard["memory"]["source_agent"]) == ("HEARD", "isabella")
-    assert "Hi Maria! I am throwing a Valentine's Day party" in heard["memory"]["description"]
+    assert "Hi Maria! I'm throwing a Valentine's Day party" in heard["memory"]["description"]
     opener = report["conversations"][0]["lines"][0]
     assert (opener["speaker"], opener["intent"]) == ("isabella", "news, said plainly")
     density = report["network_density"]

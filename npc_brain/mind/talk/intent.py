@@ -17,17 +17,12 @@ from dataclasses import dataclass
 from enum import Enum
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
-from npc_brain.mind.talk.answers import (
-    DONT_KNOW,
-    key_terms,
-    names_in,
-    plain_answer,
-    retold,
-    ungreeted,
-)
+from npc_brain.mind.talk.answers import key_terms, names_in, retold, ungreeted
 from npc_brain.mind.talk.carry import spoken
+from npc_brain.mind.talk.realise import first_person
 from npc_brain.persona import Persona
 
+DONT_KNOW = "I don't know."  # an answer no memory carries
 NOTABLE = 7.0  # the importance from which an event the speaker saw is news
 _DOING = re.compile(r"\b(?:is|are|was|were|be|will)\s+(?:\w+ly\s+)?\w+ing\b|\bwill\s+\w+", re.I)
 _WHEN = re.compile(
@@ -164,5 +159,5 @@ def plain_line(intent: Intent, speaker: Persona, listener_first: str, opener: bo
         teller = memory.description.split(" said to ", 1)[0]
         text = retold(teller, "me", ungreeted(spoken(memory)))
     else:
-        text = plain_answer(speaker, memory.description)
+        text = first_person(memory.description, speaker.name)
     return greeting + text

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+
+from lemminflect import getAllLemmas
 
 from npc_brain.mind.talk.answers import passed_on, said_line
 
@@ -51,24 +53,22 @@ _ENGLISH_WORDS = (
     "hi hello hey"
 )
 _ENGLISH = frozenset(_ENGLISH_WORDS.split())
-# Capitalised words that name nobody: greetings, days, months, feasts, titles, and nouns
-# a small model capitalises.
+# Capitalised words that name nobody: greetings, days, months, titles, and common nouns
+# a small model capitalises. The world's own nouns (its places, what its people do) are
+# not here: a line may say whatever the texts at hand say (Cast.known).
 _COMMON_WORDS = (
     "i'm oh wow well good great nice sure okay ok thanks thank please sorry welcome dear "
-    "happy hope glad yeah yep sounds sounds let maybe perhaps absolutely definitely "
+    "happy hope glad yeah yep sounds let maybe perhaps absolutely definitely "
     "really actually honestly speaking congratulations cheers bye goodbye see morning "
     "afternoon evening night today tomorrow tonight yesterday day week weekend year "
     "monday tuesday wednesday thursday friday saturday sunday january february march "
-    "april may june july august september october november december valentine "
-    "valentines christmas easter halloween thanksgiving new mr mrs ms miss dr sir madam "
-    "mom dad mum grandma grandpa god english spanish french italian german america "
-    "american cafe café coffee party college university library park store shop hall "
-    "town city village house home room street mayor election office school class "
-    "classroom dorm apartment kitchen counter bar pub market supply everyone everybody "
-    "someone somebody anyone nobody love friend friends come let's wait listen look "
-    "remember guess tell excuse awesome amazing perfect wonderful fantastic excellent "
-    "cool alright indeed exactly right true anyway ah hmm um uh ha haha yay whoa gosh "
-    "darling honey sweetie buddy folks guys lovely"
+    "april may june july august september october november december "
+    "christmas easter halloween thanksgiving new mr mrs ms miss dr sir madam "
+    "mom dad mum grandma grandpa god english spanish french italian german "
+    "everyone everybody someone somebody anyone nobody love friend friends come wait "
+    "listen look remember guess tell excuse awesome amazing perfect wonderful fantastic "
+    "excellent cool alright indeed exactly right true anyway ah hmm um uh ha haha yay "
+    "whoa gosh darling honey sweetie buddy folks guys lovely"
 )
 _COMMON = _ENGLISH | frozenset(_COMMON_WORDS.split())
 _ENGLISH_ENDINGS = ("ly", "ing", "ed", "tion", "tions", "ness", "ment", "ful", "ous", "ive")
@@ -114,11 +114,13 @@ _ENGLISH_LOANS = frozenset(_LOANS.split())
 @dataclass(frozen=True)
 class Deed:
     """What someone is doing, as a text at hand says it: a person's full name, the -ing
-    verb ('hosting') and the lowercase words of what follows it ('a party at the cafe')."""
+    verb ('hosting'), the lowercase words of what follows it ('a party at the cafe') and
+    the head of its first noun phrase ('party'), what the doing is about."""
 
     person: str
     verb: str
     what: frozenset[str]
+    head: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -155,16 +157,21 @@ class Cast:
         return frozenset(w.lower() for name in self.people for w in name.split())
 
 
+def own_words(text: str) -> str:
+    """A line without what it quotes: a line quoted is in its own speaker's part."""
+    return _QUOTE.sub('""', text)
+
+
 def misfit(text: str, cast: Cast) -> str | None:
     """Why a line does not fit the town, or None: not English, an address read out, a
     speaker addressing itself, claiming another's identity or another's doing (outside
     what it quotes), or a person or place nobody knows."""
-    own_words = _QUOTE.sub('""', text)  # a line quoted is in its own speaker's part
+    own = own_words(text)
     return (
         foreign(text, cast)
         or spoken_address(text)
-        or wrong_part(own_words, cast)
-        or borrowed(own_words, cast)
+        or wrong_part(own, cast)
+        or borrowed(own, cast)
         or stranger(text, cast)
         or made_up_time(text, cast)
     )
@@ -303,46 +310,38 @@ def _same(what: frozenset[str], other: frozenset[str]) -> bool:
 
 
 def _given_event(text: str, cast: Cast, who: str, owners: tuple[str, ...]) -> str | None:
-    """An owner word ("my", "your") before a noun of an event (_EVENTS) that another's
-    deed holds and none of `who`'s own: "my campaign" claims the candidate's doing as
-    surely as "I'm running for mayor"."""
-    own = {w for d in cast.deeds if d.person == who for w in d.what}
-    for word in owned_events(text, owners):
-        event = next(e for e in _EVENTS if word in e)
-        if own & event:
+    """An owner word ("my", "your") before the head noun of another's deed, which none of
+    `who`'s own deeds has: "my boat", said by one who heard that someone else sells a
+    boat, claims the other's doing as surely as "I'm selling the boat"."""
+    own = {d.head for d in cast.deeds if d.person == who}
+    for word in owned_nouns(text, cast, owners):
+        if word in own:
             continue
         for deed in cast.deeds:
-            if deed.person != who and deed.what & event:
+            if deed.person != who and word == deed.head:
                 return f"{deed.person}'s {word}"
     return None
 
 
-def owned_events(text: str, owners: tuple[str, ...] = ("my", "our")) -> list[str]:
-    """The event nouns (_EVENTS) that follow an owner word in its noun phrase ("my new
-    mayor election" -> mayor, election)."""
-    tokens = [w.lower().replace("’", "'") for w in _TOKEN.findall(text)]
-    return [
-        word
-        for i, token in enumerate(tokens)
-        if token in owners
-        for word in _noun_phrase(tokens[i + 1 : i + 5])
-        if any(word in e for e in _EVENTS)
-    ]
-
-
-def _noun_phrase(tokens: list[str]) -> list[str]:
-    """The words of a noun phrase, up to its first function word or another owner ('my
-    new mayor election' -> new, mayor, election; 'my invitation to the party' ->
-    invitation; "my friend's party" -> none; "your Valentine's Day party" -> valentine's,
-    day, party)."""
-    phrase = []
-    for token in tokens:
-        if token in _ENGLISH:
-            break
-        if token.endswith("'s") and token[:-2] not in _FEASTS:
-            return []
-        phrase.append(token)
-    return phrase
+def owned_nouns(text: str, cast: Cast, owners: tuple[str, ...] = ("my", "our")) -> list[str]:
+    """The words of the noun phrases that follow an owner word ("my old boat" -> old,
+    boat), up to a possessive that gives the phrase to someone else ("my friend's boat":
+    friend; a name's possessive, "my Midsummer's Eve feast", does not stop it)."""
+    raw = [w.replace("’", "'") for w in _TOKEN.findall(text)]
+    tokens = [w.lower() for w in raw]
+    people = cast.person_words()
+    found = []
+    for i, token in enumerate(tokens):
+        if token not in owners:
+            continue
+        for word, said in zip(tokens[i + 1 : i + 5], raw[i + 1 : i + 5], strict=True):
+            if word in _ENGLISH:
+                break
+            found.append(_bare(word))
+            owner = word[:-2] if word.endswith("'s") else ""
+            if owner and (owner in people or (said[:1].islower() and getAllLemmas(owner))):
+                break
+    return found
 
 
 def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
@@ -357,10 +356,10 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
         first = person.split()[0] if person.split() else ""
         for name in (person, first):
             if name and text.startswith(name + " ") and (m := _THEIR_DEED.match(text, len(name))):
-                found.append(Deed(person, _verb(m), _words(m.group(3))))
+                found.append(_deed(person, m))
                 break
     if not found and text.startswith(("I ", "I'm ", "I’m ")):  # the speaker's own words
-        found = [Deed(speaker, _verb(m), _words(m.group(3))) for m in _OUR_DEED.finditer(text)]
+        found = [_deed(speaker, m) for m in _OUR_DEED.finditer(text)]
     return found
 
 
@@ -372,9 +371,22 @@ def said_deeds(who: str, words: str, people: Iterable[str]) -> list[Deed]:
     person."""
     if (line := passed_on(words)) and line[1] in set(people):
         return said_deeds(line[1], line[2], people)
-    deeds = [Deed(who, _verb(m), _words(m.group(3))) for m in _OUR_DEED.finditer(words)]
-    events = owned_events(words)  # "planning my new mayor election": the speaker's event
-    return deeds + ([Deed(who, "host", frozenset(events))] if events else [])
+    deeds = [_deed(who, m) for m in _OUR_DEED.finditer(words)]
+    return deeds
+
+
+def _deed(person: str, match: re.Match[str]) -> Deed:
+    what = match.group(3)
+    return Deed(person, _verb(match), _words(what), _head(what))
+
+
+def _head(phrase: str) -> str:
+    """The last word of a phrase's first noun phrase, its leading function words passed
+    over ("for mayor of the town" -> mayor; "a harvest feast at the inn" -> feast)."""
+    words = [_bare(w).lower() for w in _TOKEN.findall(phrase)]
+    start = next((i for i, w in enumerate(words) if w not in _ENGLISH), len(words))
+    end = next((i for i in range(start, len(words)) if words[i] in _ENGLISH), len(words))
+    return words[end - 1] if end > start else ""
 
 
 def _verb(match: re.Match[str]) -> str:
@@ -387,15 +399,6 @@ def _verb(match: re.Match[str]) -> str:
             verb = verb[:-1]  # "planning" -> "plan"
     verb = verb.removesuffix("e")  # "having" and "have" -> "hav"
     return "host" if verb in _HOSTING else verb  # one doing, however it is worded
-
-
-# Days named with a possessive that owns nothing: "a Valentine's Day party".
-_FEASTS = frozenset(("valentine", "christmas", "easter", "halloween", "year", "mother", "father"))
-# The nouns of the events a person runs or hosts, one set per kind of event.
-_EVENTS = (
-    frozenset(("party", "celebration", "gathering", "festivities")),
-    frozenset(("mayor", "mayoral", "election", "campaign", "candidacy", "candidate")),
-)
 
 
 # Verbs (as stems) that all say one does an event: hosting, throwing or planning a party.

@@ -1,0 +1,177 @@
+"""Dialogue acts: what a line said to an NPC is for, from labelled examples (data).
+
+Every line is classified from labelled examples in the embedder's space (data/acts.tsv,
+by a regression fitted on their embeddings), as the importance estimator rates memories
+by its anchors: no keyword list, the same code for every game. A question of fact also
+gets a facet (data/facets.tsv: about the NPC itself, its plans, its past, a
+person, news, anything else), which tells its composer where to look. A game may add
+examples of its own (setting `act_examples`, same format).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from npc_brain.errors import InvalidArgument
+
+# The regression's settings, chosen by 5-fold cross-validation on the shipped acts.
+L2 = 0.01
+STEPS = 500
+RATE = 2.0
+SCALE = 10.0  # unit vectors scaled up: the cosines' small range made larger steps
+
+
+class Act(StrEnum):
+    """The dialogue acts a composer answers (the player-talk issue's list)."""
+
+    GREETING = "greeting"
+    FAREWELL = "farewell"  # ends the conversation
+    THANKS = "thanks"  # thanks or a compliment
+    HOW_ARE_YOU = "how_are_you"
+    SMALL_TALK = "small_talk"
+    REQUEST = "request"  # to do or give something
+    TRADE = "trade"  # price, buying, selling
+    FACT = "fact"  # a question of fact
+    OPINION = "opinion"  # about a person, place or thing
+    DIRECTIONS = "directions"  # where to find something, advice
+    FEELINGS = "feelings"  # how the NPC feels, what worries it
+    THREAT = "threat"  # a threat or an insult
+    OTHER = "other"
+
+
+class Facet(StrEnum):
+    """Where the answer to a question of fact lies."""
+
+    SELF = "self"  # the persona: name, work, age, traits
+    PLANS = "plans"  # what the NPC will do
+    PAST = "past"  # what it did, saw or heard
+    PERSON = "person"  # someone else
+    NEWS = "news"  # what is going on
+    WORLD = "world"  # anything else
+
+
+@dataclass(frozen=True)
+class Example:
+    label: str
+    text: str
+
+
+def parse_examples(content: str, labels: Sequence[str], where: str = "") -> list[Example]:
+    """`label<TAB>text` lines (`#` comments, blank lines skipped); ValueError naming the
+    line for one whose label is not one of `labels`."""
+    found = []
+    for number, line in enumerate(content.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        label, sep, text = line.partition("\t")
+        if not sep or not text.strip():
+            raise ValueError(f"{where}line {number}: expected label<TAB>text")
+        if label.strip() not in labels:
+            raise ValueError(f"{where}line {number}: unknown label {label.strip()!r}")
+        found.append(Example(label.strip(), text.strip()))
+    return found
+
+
+def shipped(name: str, labels: Sequence[str]) -> list[Example]:
+    """The examples shipped as package data (data/<name>)."""
+    data = resources.files("npc_brain.mind.talk").joinpath("data", name)
+    return parse_examples(data.read_text(encoding="utf-8"), labels, f"{name}: ")
+
+
+def load_game_examples(path: Path, setting: str = "act_examples") -> list[Example]:
+    """A game's own act examples; InvalidArgument naming `setting` if unusable."""
+    try:
+        return parse_examples(path.read_text(encoding="utf-8"), list(Act), f"{path}: ")
+    except OSError as exc:
+        raise InvalidArgument(setting, f"cannot read {path}: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise InvalidArgument(setting, str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class Vote:
+    """A classification: the winning label, each label's share of the vote, and the
+    nearest example (what decided, for explanations)."""
+
+    label: str
+    shares: dict[str, float]
+    nearest: str
+
+    @property
+    def confidence(self) -> float:
+        return self.shares.get(self.label, 0.0)
+
+
+class NearestExamples:
+    """Labels texts from labelled examples in the embedder's space: a softmax
+    (multinomial logistic) regression fitted on the examples' embeddings when they are
+    given (`fit`: some 700 rows, well under a second), which weighs every example where a
+    vote of the nearest few is swayed by shared nouns ("Where is the tavern?" beside
+    "Who runs the tavern?": 82% against 68% in 5-fold cross-validation on the shipped
+    acts)."""
+
+    def __init__(self, examples: Sequence[Example], l2: float = L2, steps: int = STEPS):
+        if not examples:
+            raise ValueError("a classifier needs examples")
+        self.examples = list(examples)
+        self.labels = sorted({e.label for e in self.examples})
+        self._l2, self._steps = l2, steps
+        self._matrix: NDArray[np.float32] | None = None
+        self._weights: NDArray[np.float64] | None = None
+        self._bias: NDArray[np.float64] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def fitted(self) -> bool:
+        return self._weights is not None
+
+    def texts(self) -> list[str]:
+        return [e.text for e in self.examples]
+
+    def fit(self, matrix: NDArray[np.float32]) -> None:
+        """Fits on the examples' unit-length embeddings, one row each, in order."""
+        if matrix.shape[0] != len(self.examples):
+            raise ValueError("one row per example")
+        x = np.asarray(matrix, dtype=np.float64) * SCALE
+        targets = np.eye(len(self.labels))[[self.labels.index(e.label) for e in self.examples]]
+        weights = np.zeros((x.shape[1], len(self.labels)))
+        bias = np.zeros(len(self.labels))
+        for _ in range(self._steps):
+            gradient = (_softmax(x @ weights + bias) - targets) / len(x)
+            weights -= RATE * (x.T @ gradient + self._l2 * weights)
+            bias -= RATE * gradient.sum(axis=0)
+        with self._lock:
+            self._matrix = np.asarray(matrix, dtype=np.float32)
+            self._weights, self._bias = weights * SCALE, bias
+
+    def vote(self, vector: NDArray[np.float32]) -> Vote:
+        """The label of a text by its unit-length embedding, each label's probability,
+        and the nearest example."""
+        assert self._weights is not None and self._bias is not None and self._matrix is not None
+        probabilities = _softmax(vector.astype(np.float64) @ self._weights + self._bias)
+        shares = {label: float(p) for label, p in zip(self.labels, probabilities, strict=True)}
+        label = self.labels[int(np.argmax(probabilities))]
+        nearest = self.examples[int(np.argmax(self._matrix @ vector))].text
+        return Vote(label, shares, nearest)
+
+
+def _softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return np.asarray(shifted / shifted.sum(axis=-1, keepdims=True))
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def normalised(text: str) -> str:
+    """A line as the classifier reads it: single spaces, trimmed."""
+    return _SPACES.sub(" ", text).strip()

@@ -1,0 +1,541 @@
+"""The realiser: facts an NPC holds (third person, as a game writes them) and persona
+fragments, said as correct English from the speaker's point of view. Pure code, no model:
+names and pronouns become I/me/my or you/your, verbs agree through lemminflect's tables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getAllLemmas, getInflection
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Closed classes of English (small, named; nothing about any one game).
+HONORIFICS = _words(
+    "dr dr. doctor captain capt. mr. mrs. ms. mx. miss sir dame lady lord master mistress "
+    "professor prof. sergeant sgt. lieutenant lt. commander cmdr. admiral general chief elder "
+    "father mother brother sister officer"
+)
+DETERMINERS = _words("a an the this that these those every each some any no its our")
+PREPOSITIONS = _words("to for with at by from of on in into onto about over under near")
+CONJUNCTIONS = _words("and or but so because when while if then that who which where whether")
+CLAUSE_WORDS = CONJUNCTIONS | _words("although though after before since until as once")
+PERSONAL = _words("i me my we us our you your it they them their he him his she her")
+FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CLAUSE_WORDS | PERSONAL | _words("there here not")
+MODALS = _words("can could will would shall should may might must 'll 'd")
+COORDINATORS = _words("and or but then")
+# Forms of the auxiliaries by person: I, you, he/she, they.
+AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
+    ("be", "past"): ("was", "were", "was", "were"),
+    ("be", "pres"): ("am", "are", "is", "are"),
+    ("have", "pres"): ("have", "have", "has", "have"),
+    ("do", "pres"): ("do", "do", "does", "do"),
+    ("be", "'"): ("'m", "'re", "'s", "'re"),
+    ("have", "'"): ("'ve", "'ve", "'s", "'ve"),
+}
+_AUX_KEY = {form: key for key, forms in AUXILIARIES.items() for form in forms if form != "'s"}
+# Pronoun cases: subject, object, possessive, possessive pronoun, reflexive.
+PRONOUNS: dict[str, tuple[str, str, str, str, str]] = {
+    "he": ("he", "him", "his", "his", "himself"),
+    "she": ("she", "her", "her", "hers", "herself"),
+    "they": ("they", "them", "their", "theirs", "themselves"),
+}
+FIRST = ("I", "me", "my", "mine", "myself")
+SECOND = ("you", "you", "your", "yours", "yourself")
+# A third-person form: its pronoun and case (-1: object or possessive; -2: either possessive).
+_THIRD = {form: (p, c) for p, forms in PRONOUNS.items() for c, form in enumerate(forms)}
+_THIRD |= {"her": ("she", -1), "his": ("he", -2), "themself": ("they", 4)}
+_CONTRACT = {("i", "am"): "'m", ("you", "are"): "'re", ("he", "is"): "'s"}
+_CONTRACT |= {("she", "is"): "'s", ("they", "are"): "'re"}
+_MY = {"i": 0, "me": 1, "my": 2, "mine": 3, "myself": 4}
+_YOUR = {"you": 1, "your": 2, "yours": 3, "yourself": 4}
+
+_TOKEN = re.compile(
+    r"\"[^\"]*\"?|“[^”]*”?|(?:Dr|Mr|Mrs|Ms|Mx|Capt|Prof|Sgt|Lt|Cmdr|St)\."
+    r"|[A-Za-z0-9]+(?=n['’]t\b)|n['’]t\b|['’](?:s|m|re|ve|d|ll)\b"
+    r"|[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*|\S"
+)
+_SAID_TO = re.compile(r"\bsaid to ([^\":]+?):\s*(?=[\"“])")
+
+
+@dataclass
+class _Tok:
+    text: str
+    pre: str = " "
+    mine: bool = False  # a subject pronoun made here: it may contract with its verb
+
+
+_Name = tuple[tuple[str, ...], tuple[str, ...]]  # titles ('Dr.'), the name ('Imani', 'Osei')
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out, pos = [], 0
+    for m in _TOKEN.finditer(text):
+        out.append(_Tok(m.group().replace("’", "'"), " " if m.start() > pos else ""))
+        pos = m.end()
+    if out:
+        out[0].pre = ""
+    return out
+
+
+def _render(toks: Sequence[_Tok]) -> str:
+    return "".join(t.pre + t.text for t in toks).strip()
+
+
+def _low(toks: Sequence[_Tok], k: int) -> str:
+    return toks[k].text.lower() if 0 <= k < len(toks) else ""
+
+
+def _is_word(toks: Sequence[_Tok], k: int) -> bool:
+    return 0 <= k < len(toks) and toks[k].text[:1].isalnum()
+
+
+def _capitalised(toks: Sequence[_Tok], k: int) -> bool:
+    return 0 <= k < len(toks) and toks[k].text[:1].isupper()
+
+
+@lru_cache(maxsize=8192)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    return dict(getAllLemmas(word))
+
+
+@lru_cache(maxsize=8192)
+def _verb(word: str) -> tuple[str, frozenset[str]]:
+    """The verb lemma of a word and the Penn tags it has as that verb ('', {}: not a verb)."""
+    for lemma in _lemmas(word).get("VERB", ()):
+        tags = {t for t in ("VB", "VBZ", "VBD", "VBN", "VBG") if word in getInflection(lemma, t)}
+        if tags:
+            return lemma, frozenset(tags)
+    return "", frozenset()
+
+
+def _adverb(word: str) -> bool:
+    return "ADV" in _lemmas(word) and word not in _AUX_KEY and not _verb(word)[1] & {"VBZ", "VBD"}
+
+
+def _aux_key(toks: Sequence[_Tok], k: int) -> tuple[str, str] | None:
+    w = _low(toks, k)
+    if w == "'s":
+        return ("have", "'") if _low(toks, k + 1) in ("been", "got") else ("be", "'")
+    return _AUX_KEY.get(w)
+
+
+def _clitic_is(toks: Sequence[_Tok], k: int) -> bool:
+    """Whether the "'s" at k is 'is'/'has' rather than a possessive."""
+    nxt = _low(toks, k + 1)
+    return nxt in ("a", "an", "the", "not", "been", "got") or "VBG" in _verb(nxt)[1]
+
+
+def _finite(toks: Sequence[_Tok], k: int, base: bool = False) -> bool:
+    """Whether the word at k (after any adverbs) is a finite verb: a subject stands before it."""
+    for _ in range(2):
+        if _adverb(_low(toks, k)):
+            k += 1
+    w = _low(toks, k)
+    if w == "'s":
+        return _clitic_is(toks, k)
+    tags = _verb(w)[1]
+    return w in _AUX_KEY or w in MODALS or bool(tags & {"VBZ", "VBD"}) or base and "VB" in tags
+
+
+def _subject(toks: Sequence[_Tok], i: int, end: int, base: bool = False) -> bool:
+    """Whether the words toks[i:end] are a clause's subject: a verb follows, and no preposition
+    or verb comes before ('thinks Tomas is lying' is, 'gave Tomas horses' is not)."""
+    prev = _low(toks, i - 1)
+    if prev in PREPOSITIONS or prev in DETERMINERS - CLAUSE_WORDS:
+        return False
+    if prev[:1].isalpha() and prev not in CLAUSE_WORDS and "VERB" in _lemmas(prev):
+        after = _low(toks, end + 1)
+        return _finite(toks, end) and (
+            "NOUN" not in _lemmas(_low(toks, end)) or after in DETERMINERS | PERSONAL
+        )
+    if _low(toks, end) in ("and", "or"):
+        return _joint_verb(toks, end + 1) > 0
+    return _finite(toks, end, base or prev in ("and", "or"))
+
+
+def _joint_verb(toks: Sequence[_Tok], k: int) -> int:
+    """Where the verb of a joint subject is ('and his brother were': at 'were'), or 0."""
+    for j in range(k + 1, min(k + 5, len(toks))):
+        if not _is_word(toks, j) and toks[j].text != "'s":
+            return 0
+        if _finite(toks, j, base=True):
+            return j
+    return 0
+
+
+def _possessive(toks: Sequence[_Tok], k: int) -> bool:
+    """Whether the her/his at k is possessive: a word follows ('her gate'; not 'her up')."""
+    nxt = _low(toks, k + 1)
+    if not _is_word(toks, k + 1) or nxt in FUNCTION_WORDS:
+        return False
+    return not _adverb(nxt) or _is_word(toks, k + 2) and _low(toks, k + 2) not in FUNCTION_WORDS
+
+
+def _agree(toks: list[_Tok], k: int, person: int) -> None:
+    """Make the verb at k (after any adverbs) agree with a subject of person 0 I, 1 you,
+    2 he/she, 3 they."""
+    for _ in range(2):
+        if _adverb(_low(toks, k)):
+            k += 1
+    key = _aux_key(toks, k)
+    if key:
+        toks[k].text = AUXILIARIES[key][person]
+        if toks[k].text == "am" and _low(toks, k + 1) == "n't":
+            toks[k + 1] = _Tok("not")
+        return
+    w = _low(toks, k)
+    lemma, tags = _verb(w)
+    if not lemma or w in MODALS:
+        return
+    if "VBZ" in tags and person != 2:
+        toks[k].text = lemma
+    elif tags & {"VB"} and not tags & {"VBD", "VBZ"} and person == 2:
+        toks[k].text = getInflection(lemma, "VBZ")[0]
+
+
+def _coordinate(toks: list[_Tok], i: int, person: int, loose: bool) -> None:
+    """After a ',' or 'and' at i, a verb of the same subject agrees too ('and drinks' ->
+    'and drink'); unless `loose`, only when a word follows it (not a list of nouns)."""
+    k = i + 1
+    while _low(toks, k) in COORDINATORS:
+        k += 1
+    if loose or (_is_word(toks, k + 1) and _low(toks, k + 1) not in ("and", "or")):
+        _agree(toks, k, person)
+
+
+def _contract(toks: list[_Tok]) -> None:
+    """'I am' -> "I'm", 'they are' -> "they're", 'I have fished' -> "I've fished"."""
+    for k in range(len(toks) - 2):
+        subj, verb, after = toks[k], toks[k + 1], toks[k + 2]
+        if not subj.mine or verb.pre != " " or not _is_word(toks, k + 2):
+            continue
+        pair = (subj.text.lower(), verb.text.lower())
+        if pair in _CONTRACT:
+            verb.text, verb.pre = _CONTRACT[pair], ""
+        elif pair[1] == "have" and pair[0] != "he" and "VBN" in _verb(after.text.lower())[1]:
+            verb.text, verb.pre = "'ve", ""
+
+
+def _capitalise_starts(toks: list[_Tok]) -> None:
+    start = True
+    for t in toks:
+        if start and t.text[:1].isalpha():
+            t.text = t.text[0].upper() + t.text[1:]
+        start = t.text in (".", "!", "?") or start and len(t.text) == 1 and not t.text.isalnum()
+
+
+def _name(full: str) -> _Name | None:
+    words = [t.text for t in _tokens(full) if t.text[:1].isalnum()]
+    titles: list[str] = []
+    while len(words) > 1 and (words[0].lower() in HONORIFICS or words[0].endswith(".")):
+        titles.append(words.pop(0))
+    return (tuple(titles), tuple(words)) if words else None
+
+
+def _mention(toks: Sequence[_Tok], i: int, names: dict[str, _Name]) -> tuple[str, int]:
+    """('me'/'you', end) when toks[i:end] name one of `names` (an optional title, then the full
+    name, the first name alone or, after a title, the surname); ('', i) otherwise."""
+    for full in (True, False):
+        for who, (titles, core) in names.items():
+            t, n = toks[i].text, len(core)
+            j = i + 1 if (t in titles or t.lower() in HONORIFICS) and t[:1].isupper() else i
+            if full and tuple(x.text for x in toks[j : j + n]) == core:
+                return who, j + n
+            if full or j >= len(toks) or _capitalised(toks, j + 1):
+                continue
+            if toks[j].text == core[0] or j > i and n > 1 and toks[j].text == core[-1]:
+                return who, j + 1
+    return "", i
+
+
+def _resolve(gender: str, topic: str, seen: list[str], genders: dict[str, str], not_: str) -> str:
+    """Who a he/she/they refers to: the last subject if its gender allows, else the last person
+    named in the sentence who fits (never `not_`: an object is not its clause's subject); a
+    gender learnt this way holds for the whole fact."""
+
+    def fits(p: str) -> bool:
+        return genders[p] == gender if p in genders else gender != "they"
+
+    who = topic if topic and topic != not_ and fits(topic) else ""
+    who = who or next((p for p in reversed(seen) if p not in (topic, not_) and fits(p)), "")
+    if who in ("me", "you"):
+        genders.setdefault(who, gender)
+    return who
+
+
+def _first(fact: str, me: str, you: str, me_pronoun: str, loose: bool = False) -> str:
+    toks = _tokens(_SAID_TO.sub(r"told \1: ", fact.strip()))
+    names = {w: n for w, n in (("me", _name(me)), ("you", _name(you))) if n is not None}
+    genders = {"me": me_pronoun.lower()} if me_pronoun.lower() in PRONOUNS else {}
+    forms, person = {"me": FIRST, "you": SECOND}, {"me": 0, "you": 1}
+    topic, here, seen, coord, i = "", "", list[str](), -1, 0
+    while i < len(toks):
+        t, w = toks[i], toks[i].text.lower()
+        who, end = _mention(toks, i, names) if t.text[:1].isupper() else ("", i)
+        if who:
+            if _low(toks, end) == "'s" and not _clitic_is(toks, end):
+                toks[i : end + 1] = [_Tok(forms[who][2 if _is_word(toks, end + 1) else 3], t.pre)]
+            elif _subject(toks, i, end):
+                topic = here = who
+                if _low(toks, end) in ("and", "or"):  # 'X and his son were' -> 'his son and I were'
+                    v = _joint_verb(toks, end + 1)
+                    toks[end + 1].pre = t.pre
+                    toks[i:v] = [*toks[end + 1 : v], _Tok(toks[end].text), _Tok(forms[who][0])]
+                    seen.append(who)
+                    continue
+                toks[i:end] = [_Tok(forms[who][0], t.pre, mine=True)]
+                joint = _low(toks, i - 1) in ("and", "or") and _low(toks, i + 1) in ("are", "were")
+                if not joint:  # 'Mira and I are' stays plural
+                    _agree(toks, i + 1, person[who])
+                    coord = person[who]
+            else:
+                toks[i:end] = [_Tok(forms[who][1], t.pre)]
+            seen.append(who)
+        elif w in _THIRD:
+            gender, case = _THIRD[w]
+            if case < 0:
+                case = 2 if _possessive(toks, i) else (1 if case == -1 else 3)
+            bound = here if case == 1 and here in forms else ""
+            who = _resolve(gender, topic, seen, genders, bound)
+            if who in forms:
+                t.text = forms[who][case]
+                if case == 0:
+                    t.mine, topic, here, coord = True, who, who, person[who]
+                    _agree(toks, i + 1, person[who])
+            elif case == 0:
+                topic, here, coord = "other", "other", -1
+        elif t.text[:1].isupper() and w not in FUNCTION_WORDS:
+            end = i
+            while _capitalised(toks, end) and _low(toks, end) not in FUNCTION_WORDS:
+                end += 1
+                if _mention(toks, end, names)[0] if end < len(toks) else False:
+                    break
+            if _subject(toks, i, end):
+                topic, here, coord = "other", "other", -1
+                seen.append("other")
+            i = end - 1
+        elif coord >= 0 and (w == "," or w in COORDINATORS):
+            _coordinate(toks, i, coord, loose)
+        elif w == "to" and "VB" in _verb(_low(toks, i + 1))[1]:
+            here = ""  # an infinitive's object may be the sentence's subject: 'asked X to help him'
+        elif w in CONJUNCTIONS or not w[:1].isalnum() and w not in ("'s", "n't", "-"):
+            coord, here = -1, ""
+            if w in (".", "!", "?"):
+                seen = []
+        i += 1
+    _contract(toks)
+    _capitalise_starts(toks)
+    return sentence(_render(toks))
+
+
+def first_person(fact: str, me: str, you: str = "", me_pronoun: str = "") -> str:
+    """`fact` as its holder (full name `me`, pronoun `me_pronoun` if known) says it to `you`:
+    the holder becomes I/me/my/mine/myself, the listener you/your, and their verbs agree."""
+    return _first(fact, me, you, me_pronoun)
+
+
+def pronoun_forms(pronoun: str) -> tuple[str, str, str]:
+    """Subject, object and possessive of 'he', 'she' or 'they' (anything else: 'they')."""
+    forms = PRONOUNS.get(pronoun.strip().lower(), PRONOUNS["they"])
+    return forms[0], forms[1], forms[2]
+
+
+def reported(teller: str, words: str, hearer: str = "me", pronoun: str = "they") -> str:
+    """A line `teller` said, reported to `hearer`: 'I'm running.' -> 'Sam told me they're
+    running.' The teller's I becomes `pronoun`; 'you' becomes the hearer (I/me when 'me')."""
+    line = words.strip().strip('"“”').strip()
+    if not line:
+        return ""
+    if line.endswith("?"):
+        return sentence(f'{teller} asked {hearer}: "{line}"')
+    third = PRONOUNS.get(pronoun.strip().lower(), PRONOUNS["they"])
+    p3 = 3 if third[0] == "they" else 2
+    to_me = hearer.strip().lower() == "me"
+    heard = FIRST if to_me else PRONOUNS["they"]  # the hearer was just named
+    toks, lead = _tokens(line), ""
+    if _low(toks, 0) == "please":
+        toks = toks[2:] if _low(toks, 1) == "," else toks[1:]
+    if _low(toks, 0) == "do" and _low(toks, 1) == "n't":
+        toks, lead = toks[2:], "not "
+    lemma, tags = _verb(_low(toks, 0))
+    if lemma == _low(toks, 0) and "VB" in tags and not (_finite(toks, 1) or _capitalised(toks, 1)):
+        lead += "to "
+    elif lead:
+        toks, lead = _tokens("don't " + _render(toks)), ""
+    coord = -1
+    for i, t in enumerate(toks):
+        w = t.text.lower()
+        if w in _MY or w in _YOUR:
+            forms, person, case = (
+                (third, p3, _MY[w]) if w in _MY else (heard, 3 - 3 * to_me, _YOUR[w])
+            )
+            case = 0 if w == "you" and _subject(toks, i, i + 1, base=True) else case
+            t.text, t.mine = forms[case], case == 0
+            if case == 0:
+                coord = person
+                _agree(toks, i + 1, person)
+        elif coord >= 0 and (w == "," or w in COORDINATORS):
+            _coordinate(toks, i, coord, False)
+        elif w in CONJUNCTIONS or not w[:1].isalnum() and w not in ("'s", "n't"):
+            coord = -1
+    _contract(toks)
+    if toks and not toks[0].mine and toks[0].text != "I":
+        first = toks[0].text.lower()
+        if first in FUNCTION_WORDS or _lemmas(first) and not _capitalised(toks, 1):
+            toks[0].text = first[0] + toks[0].text[1:]
+    cut = next((k + 1 for k, t in enumerate(toks) if t.text in (".", "!", "?")), len(toks))
+    said = _render(toks[:cut]).rstrip(".!")
+    _capitalise_starts(toks[cut:])
+    rest = [_render(toks[cut:])]
+    return " ".join(x for x in (sentence(f"{teller} told {hearer} {lead}{said}"), *rest) if x)
+
+
+def sentence(text: str) -> str:
+    """Single spaces, the first letter capitalised, a closing '.' unless one of .!? ends it."""
+    s = " ".join(text.split()).rstrip(",;: ")
+    if not s:
+        return ""
+    k = next((n for n, c in enumerate(s) if c.isalpha()), 0)
+    s = s[:k] + s[k].upper() + s[k + 1 :]
+    return s if s.rstrip("\"”')").endswith((".", "!", "?")) else s + "."
+
+
+def join_clauses(parts: Sequence[str]) -> str:
+    """'a', 'b', 'c' -> 'a, b and c'."""
+    items = [p.strip().strip(",;").strip() for p in parts if p.strip().strip(",;").strip()]
+    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# --- persona fragments --------------------------------------------------------------------
+
+
+def _kind(text: str) -> str:
+    """How a fragment starts: 'verb' (works.., is.., fought his..), 'ing' (repairing..), 'np'."""
+    toks = _tokens(text)
+    w = _low(toks, 0)
+    _, tags = _verb(w)
+    if w in _AUX_KEY or w in MODALS or "VBZ" in tags:
+        return "verb"
+    if "VBG" in tags and w.endswith("ing"):
+        return "ing"
+    lemmas, nxt = _lemmas(w), _low(toks, 1)
+    if "VBD" in tags and (not lemmas.keys() - {"VERB"} or nxt in FUNCTION_WORDS):
+        return "verb"
+    return "np"
+
+
+def _about(name: str, text: str) -> tuple[str, int] | None:
+    """(text, mention end) when a piece is a full sentence about the holder ('Tomas is..',
+    'He is..', 'I am..'); a leading he/she/they becomes the name."""
+    toks = _tokens(text)
+    nm = _name(name)
+    if not toks or nm is None:
+        return None
+    if toks[0].text.lower() in ("he", "she", "they"):
+        return _about(name, name + text[len(toks[0].text) :])
+    if toks[0].text in ("I", "My"):
+        return text, 0
+    who, end = _mention(toks, 0, {"me": nm})
+    return (_render(toks), end) if who else None
+
+
+def _pieces(text: str, marks: str) -> list[str]:
+    out = []
+    for p in re.split(rf"\s*[{marks}]\s+|\s*[{marks}]$|\s*;\s*", text.strip()):
+        p = re.sub(r"^(?:and|or)\s+", "", p.strip())
+        w = p.split(" ", 1)[0]
+        if w[:1].isupper() and w != "I" and not p[len(w) :].lstrip()[:1].isupper():
+            p = w.lower() + p[len(w) :] if _lemmas(w.lower()) else p
+        if p:
+            out.append(p)
+    return out
+
+
+def _with_article(np: str) -> str:
+    """A bare role noun gets its article: 'captain of the guard' -> 'the captain of the guard'."""
+    words = np.split()
+    if not words or words[0][:1].isupper() or words[0].lower() in DETERMINERS | PERSONAL:
+        return np
+    head = next((k for k, w in enumerate(words) if w in PREPOSITIONS or w.endswith(",")), None)
+    last = words[(head if head is not None else len(words)) - 1].rstrip(",")
+    lemmas = _lemmas(last)
+    if lemmas and last not in lemmas.get("NOUN", ()):
+        return np
+    if head is not None and words[head] == "of":
+        return "the " + np
+    w = words[0].lower()
+    vowel = w[:1] in "aeiou" and not w.startswith(("uni", "use", "usu", "eu", "one"))
+    return ("an " if vowel or w.startswith(("hour", "honest", "heir")) else "a ") + np
+
+
+def _identity(name: str, text: str) -> list[str]:
+    out = []
+    for piece in _pieces(text, "."):
+        about = _about(name, piece)
+        if about:
+            toks = _tokens(about[0])
+            if about[1] == 0 or _low(toks, about[1]) != "is":
+                out.append(first_person(about[0], name))
+                continue
+            piece = _render(toks[about[1] + 1 :])
+        kind = _kind(piece)
+        if kind != "np":
+            out.append(first_person(f"{name} {'is ' if kind == 'ing' else ''}{piece}", name))
+            continue
+        m = re.search(r"(,?)\s+who\s+", piece)
+        if m and (m.group(1) or not set(piece[: m.start()].split()) & PREPOSITIONS):
+            out.append(first_person(f"{name} is {_with_article(piece[: m.start()])}", name))
+            out.append(first_person(f"{name} {piece[m.end() :]}", name))
+        else:
+            out.append(first_person(f"{name} is {_with_article(piece)}", name))
+    return out
+
+
+def _predicates(name: str, text: str) -> list[str]:
+    """Traits, routine or doing: descriptions ('gruff', 'kind to strangers', 'repairing the
+    gate') after 'I'm', actions ('wakes at dawn') as verbs of I, each group one sentence."""
+    about = _about(name, text)
+    rest = _render(_tokens(about[0])[about[1] :]) if about else ""
+    if about and (about[1] == 0 or _kind(rest) != "verb" or re.search(r"[.;]\s", rest)):
+        return [_first(about[0], name, "", "", loose=True)]
+    text = rest or text
+    described: list[str] = []
+    actions: list[str] = []
+    for piece in _pieces(text, ".,"):
+        if _kind(piece) == "verb":
+            actions.append(piece)
+        elif actions and _low(_tokens(piece), 0) in FUNCTION_WORDS:
+            actions[-1] += ", " + piece
+        else:
+            described.append(piece)
+    out = [first_person(f"{name} is {join_clauses(described)}", name)] if described else []
+    if actions:
+        out.append(_first(f"{name} {join_clauses(actions)}", name, "", "", loose=True))
+    return out
+
+
+def persona_sentences(
+    name: str, learned: str, innate: str, lifestyle: str, currently: str
+) -> dict[str, str]:
+    """The persona's fields as first-person sentences said by `name`: 'identity' (learned),
+    'traits' (innate), 'routine' (lifestyle), 'doing' (currently); empty fields are left out."""
+    fields = (
+        ("identity", learned, _identity),
+        ("traits", innate, _predicates),
+        ("routine", lifestyle, _predicates),
+        ("doing", currently, _predicates),
+    )
+    out = {}
+    for key, text, how in fields:
+        said = " ".join(s for s in how(name, text.strip()) if s) if text.strip() else ""
+        if said:
+            out[key] = said
+    return out

@@ -1,0 +1,137 @@
+"""Understanding a line said to an NPC: its dialogue act, the facet of a question of
+fact, whom and what it names, and the span of game time it asks about. No model call:
+the embedder (once per line) and the world's own names and places."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from lemminflect import getAllLemmas
+from numpy.typing import NDArray
+
+from npc_brain.memory.records import GameTime
+from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.talk.acts import (
+    Act,
+    Example,
+    Facet,
+    NearestExamples,
+    Vote,
+    normalised,
+    shipped,
+)
+from npc_brain.mind.talk.answers import names_in
+from npc_brain.mind.talk.when import Window, anchor
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A line as understood: its act (and the vote that chose it), the facet of a
+    question of fact, the agents it names (ids), the addresses of the places it names,
+    the names it says that nobody in the world has (`strangers`), the time it asks
+    about, and its embedding."""
+
+    text: str
+    act: Act
+    vote: Vote
+    facet: Facet | None
+    people: tuple[str, ...]
+    places: tuple[str, ...]
+    strangers: tuple[str, ...]
+    when: Window | None
+    vector: NDArray[np.float32] = field(repr=False, compare=False)
+
+    @property
+    def topic(self) -> str:
+        """What the line is about, as the final event reports it: the names, places and
+        time it says (the facet for a question of fact that names none)."""
+        named = [*self.people, *self.places, *self.strangers]
+        if self.when is not None:
+            named.append(self.when.phrase)
+        if not named and self.facet is not None:
+            named.append(self.facet.value)
+        return ", ".join(named)
+
+
+class Understanding:
+    """Classifies lines by the nearest labelled examples (acts, facets), fitted on first
+    use with the server's embedder."""
+
+    def __init__(self, faculties: Faculties, extra: Sequence[Example] = ()) -> None:
+        self._f = faculties
+        self.acts = NearestExamples([*shipped("acts.tsv", list(Act)), *extra])
+        self.facets = NearestExamples(shipped("facets.tsv", list(Facet)))
+        self._fitting = asyncio.Lock()
+
+    async def _fitted(self) -> None:
+        async with self._fitting:
+            for classifier in (self.acts, self.facets):
+                if not classifier.fitted:
+                    classifier.fit(await self._f.embed(classifier.texts()))
+
+    async def hear(
+        self,
+        text: str,
+        now: GameTime,
+        people: dict[str, str],
+        places: Sequence[str],
+    ) -> Heard:
+        """What `text` is, said at `now`, among `people` (id -> full name: the world's
+        agents but the two talking) and `places` (addresses the listener knows)."""
+        await self._fitted()
+        line = normalised(text)
+        (vector,) = await self._f.embed([line])
+        vote = self.acts.vote(vector)
+        act = Act(vote.label)
+        facet = Facet(self.facets.vote(vector).label) if act == Act.FACT else None
+        named = tuple(names_in(line, people))
+        where = tuple(named_places(line, places))
+        known = {w.lower() for n in people.values() for w in n.split()}
+        known |= {w.lower() for a in places for part in a.split(":") for w in part.split()}
+        return Heard(
+            text=line,
+            act=act,
+            vote=vote,
+            facet=facet,
+            people=named,
+            places=where,
+            strangers=tuple(strangers_in(line, known)),
+            when=anchor(line, now),
+            vector=vector,
+        )
+
+
+def named_places(text: str, addresses: Sequence[str]) -> list[str]:
+    """The addresses whose own name (their last part but the world's, or their area's)
+    the text says ("the Red Boar" names "Oakvale:Red Boar Tavern:bar")."""
+    low = text.lower()
+    found = []
+    for address in addresses:
+        parts = [p.strip() for p in address.split(":")[1:] if p.strip()]
+        for part in parts:
+            words = [w for w in part.lower().split() if len(w) > 2]
+            if part.lower() in low or (len(words) > 1 and " ".join(words[:2]) in low):
+                found.append(address)
+                break
+    return found
+
+
+def strangers_in(text: str, known: set[str]) -> list[str]:
+    """Names in a line that no one and nothing of the world has: runs of capitalised
+    words, not at the line's start, none of them an English word (lemminflect knows no
+    lemma of it) nor a word of a known name ("Do you know a Zedrick Pell?")."""
+    found = []
+    for match in _CAPITALISED.finditer(text):
+        if match.start() == 0 or text[: match.start()].rstrip().endswith((".", "!", "?")):
+            continue
+        words = re.split(r"[ -]", match.group())
+        if any(w.lower() in known or getAllLemmas(w.lower()) for w in words):
+            continue
+        found.append(match.group())
+    return found

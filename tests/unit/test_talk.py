@@ -1,0 +1,196 @@
+"""Talking with a player: the line understood (act, names, time), the answer composed from
+state and said in the NPC's own voice, the model's extra sentence checked before it
+streams. Two settings that are not the demo town: a fantasy village and a space station
+(scripted model, hashing embedder)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from npc_brain.action import Line
+from npc_brain.brain import Brain
+from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
+from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
+from npc_brain.mind.talk.misfit import Cast
+from npc_brain.persona import Persona
+from tests.conftest import make_brain
+
+NOW = dt.datetime(2031, 5, 14, 10, 0, tzinfo=dt.UTC).timestamp()  # a Wednesday morning
+HOUR = 3600.0
+BRAM = Persona(
+    "Bram Holt",
+    52,
+    "gruff, honest, patient",
+    "the blacksmith of Thornbury, who forges swords and shoes horses",
+    "repairing the town gate's hinges",
+    "wakes at dawn, works the forge all day, drinks at the Crooked Oak at night",
+    "Thornbury:Bram's forge:anvil",
+)
+ANA = Persona("Ana Costa", 30, "cheerful", "mends nets at the harbour of Thornbury")
+TOMAS = Persona("Tomas Reyes", 67, "stubborn", "an old fisherman of Thornbury")
+OSEI = Persona(
+    "Imani Osei",
+    41,
+    "calm, precise",
+    "runs the med bay of Halcyon Station and keeps everyone alive",
+    "restocking the med bay",
+    "starts her shift at 0600, eats in the mess hall, sleeps in the crew ring",
+    "Halcyon:crew ring:cabin 4",
+)
+KAI = Persona("Kai Moreau", 35, "restless", "the dock chief of Halcyon Station")
+
+
+def said(brain: Brain, world: str, agent: str, line: str, at: float = NOW) -> tuple[str, Line]:
+    """What the agent streamed and its final line, to a player."""
+
+    async def go() -> tuple[str, Line]:
+        streamed, final = "", None
+        async for event in brain.converse(world, agent, at, "player", line):
+            if isinstance(event, str):
+                streamed += event
+            else:
+                final = event
+        assert final is not None
+        return streamed, final
+
+    return asyncio.run(go())
+
+
+def village(tmp_path: Path, chat: ScriptedChat | None = None, **settings: object) -> Brain:
+    brain = make_brain(
+        tmp_path,
+        chat or ScriptedChat(default={"rating": 3, "utterance": "It is good to have company."}),
+        HashingEmbedder(512),
+        grounded_replies=True,
+        **settings,
+    )
+
+    async def seed() -> None:
+        for agent_id, persona in (("bram", BRAM), ("ana", ANA), ("tomas", TOMAS)):
+            await brain.upsert_agent("thornbury", agent_id, persona, NOW - 48 * HOUR)
+        heard = Source(SourceKind.HEARD, "tomas")
+        await brain.add_memory(
+            "thornbury",
+            "ana",
+            NOW - 20 * HOUR,
+            MemoryKind.OBSERVATION,
+            Observation("Tomas Reyes told Ana Costa that he is selling his boat", source=heard),
+        )
+        await brain.add_memory(
+            "thornbury",
+            "bram",
+            NOW - 20 * HOUR,
+            MemoryKind.OBSERVATION,
+            Observation("Bram Holt shod a grey mare for a traveller"),
+        )
+        await brain.add_memory(
+            "thornbury",
+            "bram",
+            NOW - 80 * HOUR,
+            MemoryKind.OBSERVATION,
+            Observation("Bram Holt mended a plough for a farmer"),
+        )
+
+    asyncio.run(seed())
+    return brain
+
+
+def station(tmp_path: Path) -> Brain:
+    brain = make_brain(
+        tmp_path,
+        ScriptedChat(default={"rating": 3}),
+        HashingEmbedder(512),
+        grounded_replies=True,
+        reply_wording="plain",
+    )
+
+    async def seed() -> None:
+        await brain.upsert_agent("halcyon", "osei", OSEI, NOW - 48 * HOUR)
+        await brain.upsert_agent("halcyon", "kai", KAI, NOW - 48 * HOUR)
+
+    asyncio.run(seed())
+    return brain
+
+
+def test_a_greeting_is_answered_in_kind_and_a_farewell_ends_the_talk(tmp_path: Path) -> None:
+    brain = station(tmp_path)
+    streamed, hello = said(brain, "halcyon", "osei", "Hello there!")
+    assert hello.act == "greeting" and not hello.end_conversation
+    assert hello.text.startswith("Good morning!") and streamed == hello.text
+    assert "I'm not sure" not in hello.text
+    streamed, bye = said(brain, "halcyon", "osei", "Goodbye, see you later!")
+    assert bye.act == "farewell" and bye.end_conversation and streamed == bye.text
+
+
+def test_a_persona_fragment_is_said_as_a_sentence(tmp_path: Path) -> None:
+    brain = station(tmp_path)
+    _, who = said(brain, "halcyon", "osei", "What's your name?")
+    assert who.act == "fact"
+    assert who.text.startswith("My name is Imani Osei.")
+    assert "I run the med bay of Halcyon Station and keep everyone alive." in who.text
+
+
+def test_another_persons_fact_is_told_as_heard_not_as_ones_own(tmp_path: Path) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    _, reply = said(brain, "thornbury", "ana", "Is anyone selling a boat around here?")
+    assert reply.text == "Tomas Reyes told me that he is selling his boat."
+    assert "my boat" not in reply.text
+
+
+def test_an_unknown_person_is_named_in_the_answer(tmp_path: Path) -> None:
+    brain = station(tmp_path)
+    _, reply = said(brain, "halcyon", "osei", "Who is Zedrick Pell?")
+    assert reply.text == "I don't think I know anyone called Zedrick Pell."
+    assert reply.topic == "Zedrick Pell"
+
+
+def test_a_question_anchored_in_time_reads_that_time(tmp_path: Path) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    _, reply = said(brain, "thornbury", "bram", "What did you do yesterday?")
+    assert reply.text == "I shod a grey mare for a traveller."
+    assert reply.topic == "yesterday"
+
+
+def test_the_models_sentence_streams_only_once_it_passed_the_checks(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = village(tmp_path, chat)
+    # A first draw that names a stranger, then one that passes.
+    chat.enqueue({"utterance": "Mike Brown sends his regards to you."})
+    chat.enqueue({"utterance": "What brings you to the forge today?"})
+    streamed, reply = said(brain, "thornbury", "bram", "Hello!")
+    assert reply.text.endswith("What brings you to the forge today?")
+    assert "Mike" not in streamed and streamed == reply.text
+    stats = asyncio.run(brain.stats("thornbury", "bram"))
+    assert stats.refusals_by_check == {"town.stranger": 1}
+
+
+def test_a_sentence_refused_twice_is_left_out(tmp_path: Path) -> None:
+    chat = ScriptedChat(default={"rating": 3})
+    brain = village(tmp_path, chat)
+    chat.enqueue({"utterance": "Hola amigo, que tal estas hoy?"})
+    chat.enqueue({"utterance": "Hola amigo, que tal estas hoy?"})
+    streamed, reply = said(brain, "thornbury", "bram", "Hello!")
+    assert "Hola" not in reply.text and streamed == reply.text
+    assert asyncio.run(brain.stats("thornbury")).refusals_by_check == {"town.foreign": 2}
+
+
+def test_every_check_is_named_with_its_reason_and_stages() -> None:
+    assert len(REGISTRY) >= 10
+    for name, found in REGISTRY.items():
+        assert "." in name and found.reason and found.stages
+    with pytest.raises(ValueError, match="registered twice"):
+        check("town.stranger", reason="again")(lambda text, ctx: None)
+
+
+def test_first_refusal_names_the_rule() -> None:
+    cast = Cast.of("Bram Holt", "", ["Ana Costa"], ["Bram Holt forges swords"])
+    ctx = Context(BRAM, cast, "How are you?")
+    refusal = first_refusal("Mike Brown sends his regards to you.", ctx, Stage.REPLY)
+    assert refusal is not None and refusal.check == "town.stranger"
+    assert first_refusal("The forge is hot today, friend.", ctx, Stage.REPLY) is None
+    assert first_refusal("Hi Bram! How are you doing?", ctx, Stage.REPLY) is not None
