@@ -89,7 +89,10 @@ async def build(brain: Brain, setting: dict[str, Any]) -> None:
     for npc in setting["npcs"]:
         name = npc["persona"]["name"]
         for ware in npc.get("wares", []):
-            text = f"{name} sells {ware['item']} for {ware['price']}"
+            item = ware["item"]
+            article = "an" if item[:1].lower() in "aeiou" else "a"
+            currency = setting.get("currency", "")
+            text = f"{name} sells {article} {item} for {ware['price']} {currency}".rstrip()
             source = Source(SourceKind.AUTHOR)
             await brain.add_memory(
                 world,

@@ -17,6 +17,12 @@ class Persona:
     lifestyle: str = ""
     home_address: str = ""
     daily_requirements: tuple[str, ...] = ()
+    pronouns: str = ""  # "he", "she" or "they" ("" is "they"): how others speak of it
+
+    @property
+    def pronoun(self) -> str:
+        """The subject pronoun others use for the agent: "he", "she" or "they"."""
+        return self.pronouns.split("/", 1)[0].strip().lower() or "they"
 
     def describe(self) -> str:
         """The persona as the short paragraph the paper puts at the top of prompts."""

@@ -121,6 +121,13 @@ def persona(p: Persona, limits: Limits = DEFAULT_LIMITS) -> None:
     items("persona.daily_requirements", p.daily_requirements, limits.items)
     for i, requirement in enumerate(p.daily_requirements):
         text(f"persona.daily_requirements[{i}]", requirement, limit=limits.short_text)
+    if p.pronouns and p.pronoun not in PRONOUNS:
+        raise InvalidArgument(
+            "persona.pronouns", f"must be he, she or they (or he/him, ...), got {p.pronouns!r}"
+        )
+
+
+PRONOUNS = ("he", "she", "they")
 
 
 def int_range(field: str, value: int, low: int, high: int) -> int:

@@ -26,6 +26,7 @@ class CastMember:
     currently: str = ""
     lifestyle: str = ""
     daily_requirements: tuple[str, ...] = ()
+    pronouns: str = ""
     places: tuple[str, ...] = ()
     memories: tuple[str, ...] = ()
 
@@ -121,6 +122,7 @@ def _member(agent: Fields, addresses: set[str], world: str) -> CastMember:
         currently=agent.text("currently"),
         lifestyle=agent.text("lifestyle"),
         daily_requirements=agent.texts("daily_requirements"),
+        pronouns=agent.text("pronouns"),
         places=agent.texts("places"),
         memories=agent.texts("memories"),
     )

@@ -430,6 +430,7 @@ def persona(member: CastMember) -> pb.Persona:
         lifestyle=member.lifestyle,
         home_address=member.home,
         daily_requirements=list(member.daily_requirements),
+        pronouns=member.pronouns,
     )
 
 

@@ -239,6 +239,12 @@ class AgentStream:
         """Whether a memory with exactly this text was ever stored (even if forgotten)."""
         return description in self._text_numbers
 
+    def mentions(self, words: str) -> bool:
+        """Whether any text ever stored says `words` (case aside): a name the agent heard
+        of, though nobody of the world bears it. A scan of the distinct texts."""
+        low = words.lower()
+        return any(low in text.lower() for text in self._text_numbers)
+
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n newest remembered memories, oldest first."""
         if len(self._positions) == len(self.records):  # none forgotten

@@ -93,6 +93,7 @@ def persona_from_pb(p: pb.Persona) -> Persona:
         lifestyle=p.lifestyle,
         home_address=p.home_address,
         daily_requirements=tuple(p.daily_requirements),
+        pronouns=p.pronouns,
     )
 
 
@@ -112,6 +113,7 @@ def agent_to_pb(
             lifestyle=p.lifestyle,
             home_address=p.home_address,
             daily_requirements=list(p.daily_requirements),
+            pronouns=p.pronouns,
         ),
         reflection_enabled=agent.reflection_enabled,
         planning_enabled=agent.planning_enabled,

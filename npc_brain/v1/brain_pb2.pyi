@@ -39,7 +39,7 @@ TOLD: SourceKind
 AUTHOR: SourceKind
 
 class Persona(_message.Message):
-    __slots__ = ("name", "age", "innate", "learned", "currently", "lifestyle", "home_address", "daily_requirements")
+    __slots__ = ("name", "age", "innate", "learned", "currently", "lifestyle", "home_address", "daily_requirements", "pronouns")
     NAME_FIELD_NUMBER: _ClassVar[int]
     AGE_FIELD_NUMBER: _ClassVar[int]
     INNATE_FIELD_NUMBER: _ClassVar[int]
@@ -48,6 +48,7 @@ class Persona(_message.Message):
     LIFESTYLE_FIELD_NUMBER: _ClassVar[int]
     HOME_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     DAILY_REQUIREMENTS_FIELD_NUMBER: _ClassVar[int]
+    PRONOUNS_FIELD_NUMBER: _ClassVar[int]
     name: str
     age: int
     innate: str
@@ -56,7 +57,8 @@ class Persona(_message.Message):
     lifestyle: str
     home_address: str
     daily_requirements: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., age: _Optional[int] = ..., innate: _Optional[str] = ..., learned: _Optional[str] = ..., currently: _Optional[str] = ..., lifestyle: _Optional[str] = ..., home_address: _Optional[str] = ..., daily_requirements: _Optional[_Iterable[str]] = ...) -> None: ...
+    pronouns: str
+    def __init__(self, name: _Optional[str] = ..., age: _Optional[int] = ..., innate: _Optional[str] = ..., learned: _Optional[str] = ..., currently: _Optional[str] = ..., lifestyle: _Optional[str] = ..., home_address: _Optional[str] = ..., daily_requirements: _Optional[_Iterable[str]] = ..., pronouns: _Optional[str] = ...) -> None: ...
 
 class Agent(_message.Message):
     __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled", "memory_enabled", "relationships")

@@ -74,10 +74,9 @@ def test_isabella_remembers_the_party_talks_about_it_and_keeps_it(
 
     assert result["top_ids"][0] == result["party_id"], result  # type: ignore[index]
     kinds = result["kinds"]
-    assert kinds[-1] == "final" and kinds.count("token") >= 3, kinds  # type: ignore[union-attr]
-    # The tokens stream as the model writes; the final Utterance is the reply as checked
-    # and stored (grounded replies may draw a refused one again, or replace it).
-    assert result["tokens"].strip() != "" and result["final"] != ""  # type: ignore[union-attr]
+    assert kinds[-1] == "final" and kinds.count("token") >= 1, kinds  # type: ignore[union-attr]
+    # What streams is what stays: the tokens, joined, are the final Utterance's text.
+    assert result["tokens"] == result["final"] != ""
     assert result["speaker"] == "isabella"
 
     restarted = ServerProcess(data_dir)

@@ -196,8 +196,8 @@ def test_an_npc_asked_by_another_npc_tells_only_what_is_meant_for_it(
 
     streamed, final = ask("What did you do at the mayor's office?")
     assert "stole" not in final and "ring" not in final and streamed == final
-    streamed, final = ask("Are you planning something for my birthday?")
-    assert final == "I'm planning a surprise picnic for your birthday." == streamed
+    streamed, final = ask("Any news about a picnic for my birthday?")
+    assert "surprise picnic for your birthday" in final and final == streamed
     assert not any("stole" in p for p in _dialogue_prompts(chat))
     # Klaus may tell his line about the picnic to Maria only; Maria's memory holds nothing.
     (line,) = [m for m in d.memories("klaus") if "picnic" in m["description"]][-1:]

@@ -136,7 +136,7 @@ def test_news_passes_holder_to_a_to_b_with_its_source_chain(
     assert TOLD_MARIA in out["told_line"].description
     # Maria names where she has it, though the model did not; the interview stores nothing.
     # told as heard, with whom it came from (the teller's greeting to Maria left out)
-    assert out["answer"] == f'Klaus told me: "{TOLD_MARIA.removeprefix("Hi Maria, ")}"'
+    assert out["answer"] == f"Klaus told me {TOLD_MARIA.removeprefix('Hi Maria, ')}"
     assert out["stored_by_interview"] == 0
 
     (claim,) = out["by_query"][:1]

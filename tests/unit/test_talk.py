@@ -137,7 +137,7 @@ def test_a_persona_fragment_is_said_as_a_sentence(tmp_path: Path) -> None:
 
 def test_another_persons_fact_is_told_as_heard_not_as_ones_own(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
-    _, reply = said(brain, "thornbury", "ana", "Is anyone selling a boat around here?")
+    _, reply = said(brain, "thornbury", "ana", "Who is selling a boat around here?")
     assert reply.text == "Tomas Reyes told me that he is selling his boat."
     assert "my boat" not in reply.text
 

@@ -24,6 +24,8 @@ extends Resource
 @export var home_address: String = ""
 ## Things the NPC must do every day.
 @export var daily_requirements: PackedStringArray = PackedStringArray()
+## How others speak of the NPC: he, she or they (empty: they).
+@export_enum("", "he", "she", "they") var pronouns: String = ""
 
 
 ## The persona as the server's Persona message (protobuf JSON, proto field names).
@@ -37,4 +39,5 @@ func to_dict() -> Dictionary:
 		"lifestyle": lifestyle,
 		"home_address": home_address,
 		"daily_requirements": Array(daily_requirements),
+		"pronouns": pronouns,
 	}

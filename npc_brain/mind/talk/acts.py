@@ -10,6 +10,8 @@ examples of its own (setting `act_examples`, same format).
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import re
 import threading
 from collections.abc import Sequence
@@ -28,6 +30,8 @@ L2 = 0.01
 STEPS = 500
 RATE = 2.0
 SCALE = 10.0  # unit vectors scaled up: the cosines' small range made larger steps
+WORD_BUCKETS = 1024  # hashed words and word pairs beside the embedding
+WORD_WEIGHT = 0.7
 
 
 class Act(StrEnum):
@@ -57,6 +61,7 @@ class Facet(StrEnum):
     PERSON = "person"  # someone else
     NEWS = "news"  # what is going on
     WORLD = "world"  # anything else
+    REACT = "react"  # what the NPC would do in a situation put to it
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,7 @@ class NearestExamples:
         """Fits on the examples' unit-length embeddings, one row each, in order."""
         if matrix.shape[0] != len(self.examples):
             raise ValueError("one row per example")
-        x = np.asarray(matrix, dtype=np.float64) * SCALE
+        x = features(self.texts(), matrix) * SCALE
         targets = np.eye(len(self.labels))[[self.labels.index(e.label) for e in self.examples]]
         weights = np.zeros((x.shape[1], len(self.labels)))
         bias = np.zeros(len(self.labels))
@@ -153,15 +158,34 @@ class NearestExamples:
             self._matrix = np.asarray(matrix, dtype=np.float32)
             self._weights, self._bias = weights * SCALE, bias
 
-    def vote(self, vector: NDArray[np.float32]) -> Vote:
-        """The label of a text by its unit-length embedding, each label's probability,
-        and the nearest example."""
+    def vote(self, text: str, vector: NDArray[np.float32]) -> Vote:
+        """The label of a text (with its unit-length embedding), each label's
+        probability, and the nearest example."""
         assert self._weights is not None and self._bias is not None and self._matrix is not None
-        probabilities = _softmax(vector.astype(np.float64) @ self._weights + self._bias)
+        row = features([text], vector.reshape(1, -1))[0]
+        probabilities = _softmax(row @ self._weights + self._bias)
         shares = {label: float(p) for label, p in zip(self.labels, probabilities, strict=True)}
         label = self.labels[int(np.argmax(probabilities))]
         nearest = self.examples[int(np.argmax(self._matrix @ vector))].text
         return Vote(label, shares, nearest)
+
+
+def features(texts: Sequence[str], vectors: NDArray[np.float32]) -> NDArray[np.float64]:
+    """What the regression reads of each text: its embedding (its meaning) beside its
+    words and word pairs, hashed (what it says: "bye", "how much"), unit length. The
+    words lift the acts from 83% to 87% right on the benchmark's train split."""
+    words = np.zeros((len(texts), WORD_BUCKETS))
+    for row, text in enumerate(texts):
+        tokens = _TOKENS.findall(text.lower())
+        for gram in [*tokens, *(f"{a} {b}" for a, b in itertools.pairwise(tokens))]:
+            digest = hashlib.blake2b(gram.encode(), digest_size=4).digest()
+            words[row, int.from_bytes(digest, "little") % WORD_BUCKETS] += 1.0
+    words /= np.maximum(np.linalg.norm(words, axis=1, keepdims=True), 1e-12)
+    both = np.hstack([np.asarray(vectors, dtype=np.float64), WORD_WEIGHT * words])
+    return np.asarray(both / np.maximum(np.linalg.norm(both, axis=1, keepdims=True), 1e-12))
+
+
+_TOKENS = re.compile(r"[a-z0-9']+")
 
 
 def _softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -10,6 +10,7 @@ rest on. No model call: the model may word one more sentence afterwards (reply.p
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,7 +24,7 @@ from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line, ungreeted
-from npc_brain.mind.talk.realise import first_person, persona_sentences, sentence
+from npc_brain.mind.talk.realise import first_person, persona_sentences, reported, sentence
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
@@ -35,7 +36,11 @@ RELEVANT = 0.4
 RELATED = 0.25  # with a content word in common, or inside the time asked about
 GRANTS = 0.3  # cosine of a request to a sentence of the role from which the role grants it
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
+# A question asked: what bears on it, whenever it happened (the paper's equal weights
+# bury a week-old fact under this morning's: they stay for planning and reacting).
+ASKED_WEIGHTS = Weights(0.1, 0.2, 1.0)
 NOTABLE = 6.0  # importance from which an event the NPC saw itself is news
+NEWS_DAYS = 7  # how old news may be, in game days
 CANDIDATES = 12
 
 
@@ -93,8 +98,18 @@ class Scene:
         if told and teller and said_line(text) is None and teller not in text:
             return sentence(f"{teller} told me that {_lowered(text)}")
         if line := said_line(text):  # the greeting in it was for its listener only
-            text = f'{line[0]} said to {line[1]}: "{ungreeted(line[2])}"'
-        return first_person(text, self.me, self.speaker)
+            speaker, listener, words = line[0], line[1], ungreeted(line[2])
+            if listener == self.me and speaker != self.me:  # "Tomas told me he's selling"
+                return reported(speaker, words, "me", self.pronoun_of(speaker))
+            text = f'{speaker} said to {listener}: "{words}"'
+        return first_person(text, self.me, self.speaker, self.agent.persona.pronoun)
+
+    def pronoun_of(self, name: str) -> str:
+        """How the NPC speaks of the agent called `name` ("they" if none is)."""
+        for agent_id, full in self.people.items():
+            if full == name and (other := self.world.store.get_agent(agent_id)) is not None:
+                return other.persona.pronoun
+        return "they"
 
 
 Composer = Callable[[Scene], Awaitable[Answer]]
@@ -197,11 +212,25 @@ async def _request(scene: Scene) -> Answer:
 
 @composer(Act.TRADE)
 async def _trade(scene: Scene) -> Answer:
-    found = await _relevant(scene, await scene.recall(scene.heard.text, CANDIDATES))
-    priced = [m for m in found if any(c.isdigit() for c in m.description)] or found
+    """The price of what the line asks about, from the memories that say prices (what
+    the game wrote of the NPC's wares); asked about nothing in particular, the first
+    few of them."""
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    found = await _relevant(scene, recalled)
+    priced = [m for m in found if _priced(m)]
     if priced:
         return Answer((scene.say(priced[0]),), tuple(scene.grounds), answered=True)
+    wares = [m for m in recalled if _priced(m) and _own(m, scene)][:WARES]
+    if wares:
+        return Answer(tuple(scene.say(m) for m in wares), tuple(scene.grounds), answered=True)
     return Answer(("I'm afraid I have nothing like that to sell.",))
+
+
+WARES = 3  # priced memories said when the line asks about none in particular
+
+
+def _priced(memory: MemoryRecord) -> bool:
+    return any(c.isdigit() for c in memory.description)
 
 
 # Questions -----------------------------------------------------------------------------
@@ -215,6 +244,8 @@ async def _fact(scene: Scene) -> Answer:
     if heard.people:
         return await _about_people(scene)
     facet = heard.facet or Facet.WORLD
+    if facet == Facet.REACT:
+        return _react(scene)
     if facet == Facet.SELF:
         return await _about_self(scene)
     if facet == Facet.NEWS and heard.when is None:
@@ -229,7 +260,14 @@ async def _opinion(scene: Scene) -> Answer:
     if scene.heard.people:
         answer = await _about_people(scene)
         return Answer(answer.sentences, answer.grounds, answered=answer.answered, worded=True)
-    found = await _relevant(scene, await scene.recall(scene.heard.text, CANDIDATES))
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    for address in scene.heard.places:  # what it knows of the place asked about
+        name = _place(address).removeprefix("the ")
+        about = [m for m in recalled if name.lower() in m.description.lower()]
+        if about:
+            said = (sentence(f"{name}? {scene.say(about[0])}"),)
+            return Answer(said, tuple(scene.grounds), answered=True, worded=True)
+    found = await _relevant(scene, recalled)
     if found:
         return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True, worded=True)
     return Answer(("I don't have much of an opinion on that.",), worded=True)
@@ -238,7 +276,10 @@ async def _opinion(scene: Scene) -> Answer:
 @composer(Act.FEELINGS)
 async def _feelings(scene: Scene) -> Answer:
     kinds = [MemoryKind.REFLECTION, MemoryKind.THOUGHT, MemoryKind.OBSERVATION]
-    found = await _relevant(scene, await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds))
+    recalled = await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds)
+    concluded = [m for m in recalled if m.kind in (MemoryKind.REFLECTION, MemoryKind.THOUGHT)]
+    # what bears on the line; else what the NPC concluded about its life, nearest first
+    found = await _relevant(scene, recalled) or concluded
     if found:
         return Answer(
             ("I've been thinking about this.", scene.say(found[0])),
@@ -265,7 +306,7 @@ async def _directions(scene: Scene) -> Answer:
         named = named or [places[int(order[0])]]
     if not named:
         return Answer(("I'm sorry, I don't know my way around well enough to say.",))
-    where = " or ".join(_place(p) for p in named[:2])
+    where = " or ".join(dict.fromkeys(_place(p) for p in named[:2]))
     scene.grounds.extend(named)
     return Answer((sentence(f"You could try {where}"),), tuple(named), answered=True, worded=True)
 
@@ -273,20 +314,74 @@ async def _directions(scene: Scene) -> Answer:
 # Where answers come from ---------------------------------------------------------------
 
 
+def _react(scene: Scene) -> Answer:
+    """What the NPC would do in the situation put to it: it sees to it (the model may
+    word how)."""
+    first = re.split(r"(?<=[.!?])\s", scene.heard.text, maxsplit=1)[0].rstrip(".!? ")
+    condition = re.search(r"\bif\b\s*(.+)", first, re.IGNORECASE)  # "What would you do if ..."
+    situation = _as_heard(condition[1] if condition else first)
+    return Answer((sentence(f"If {situation}, I'd see to it right away"),), worded=True)
+
+
+_SECOND_TO_FIRST = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself"}
+_BE_AFTER_I = {"are": "am", "were": "was", "'re": "'m"}
+
+
+def _as_heard(text: str) -> str:
+    """A line put to the NPC in the second person, as the NPC says it back ("Your cart
+    has lost a wheel" -> "my cart has lost a wheel"; "you are" -> "I am")."""
+    words = re.findall(r"[\w']+|[^\w\s]", text.replace("’", "'"))
+    out: list[str] = []
+    for word in words:
+        low = word.lower()
+        if low in ("you're",):
+            out.append("I'm")
+        elif low in _SECOND_TO_FIRST:
+            swapped = _SECOND_TO_FIRST[low]
+            subject = not out or out[-1].lower() in ("if", "when", ",", "and")
+            out.append("me" if low == "you" and not subject else swapped)
+        elif out and out[-1] == "I" and low in _BE_AFTER_I:
+            out.append(_BE_AFTER_I[low])
+        else:
+            out.append(word)
+    joined = re.sub(r" ([,.!?;:])", r"\1", " ".join(out)).replace(" '", "'")
+    first = out[0] if out else ""
+    if first == "I" or (first.istitle() and key_terms(first) and not getAllLemmas(first.lower())):
+        return joined  # "I", or a name
+    return joined[:1].lower() + joined[1:]
+
+
 async def _about_self(scene: Scene) -> Answer:
+    """Who the NPC is (its name and what it does), or the sentence of its persona the
+    line asks about (age, home, routine, doing); a memory of its own past when that is
+    nearer the line than any of them ("Who taught you your trade?")."""
     p = scene.agent.persona
     said = {"name": f"My name is {p.name}.", **_self(scene)}
     if p.age:
         said["age"] = f"I'm {p.age} years old."
     if p.home_address:
         said["home"] = sentence(f"I live at {_place(p.home_address)}")
-    texts = list(said.values())
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    own = [m for m in recalled if _own(m, scene)]
+    texts = [*said.values(), *(m.description for m in own)]
     vectors = await scene.embed(texts)
-    best = int(np.argmax(vectors @ scene.heard.vector))
-    chosen = [texts[best]]
-    if list(said)[best] == "name" and "identity" in said:
-        chosen.append(said["identity"])
+    likeness = vectors @ scene.heard.vector
+    asked = key_terms(scene.heard.text) - key_terms(scene.me)
+    # what shares most of the line's words, then what is nearest it in meaning
+    rank = [(len(asked & key_terms(t)), float(x)) for t, x in zip(texts, likeness, strict=True)]
+    eligible = [i for i in range(len(texts)) if i < len(said) or rank[i][0]]  # memories: a word
+    best = max(eligible, key=lambda i: rank[i])
+    if best >= len(said):  # a memory of its own past ("Who taught you your trade?")
+        return Answer((scene.say(own[best - len(said)]),), tuple(scene.grounds), answered=True)
+    key = list(said)[best]
+    if key in WHO:  # who it is: its name and what it does
+        chosen = [said["name"], *([said["identity"]] if "identity" in said else [])]
+    else:
+        chosen = [texts[best]]
     return Answer(tuple(chosen), tuple(chosen), answered=True)
+
+
+WHO = ("name", "identity", "traits")  # persona sentences that answer "who are you?"
 
 
 async def _about_people(scene: Scene) -> Answer:
@@ -305,7 +400,12 @@ async def _about_people(scene: Scene) -> Answer:
 
 
 async def _news(scene: Scene) -> Answer:
+    """News about what the line names ("any news about the gate?"), else the news that
+    mattered most lately: what someone told the NPC, or an event it saw that mattered."""
     kinds = [MemoryKind.OBSERVATION, MemoryKind.DIALOGUE]
+    about = await _relevant(scene, await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds))
+    if about:
+        return Answer((scene.say(about[0]),), tuple(scene.grounds), answered=True)
     recalled = await scene.recall(scene.heard.text, CANDIDATES, NEWS_WEIGHTS, kinds=kinds)
     news = [m for m in recalled if _newsworthy(m, scene)]
     if news:
@@ -320,14 +420,18 @@ async def _plans(scene: Scene) -> Answer:
     recalled = await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds)
     relevant = await _relevant(scene, recalled)
     found = [m for m in relevant if _own(m, scene)] or relevant  # its own plans first
+    if not found and _to_you(scene.heard.text):  # asked its plans: the plans it made
+        found = [m for m in recalled if m.kind == MemoryKind.PLAN and _own(m, scene)]
     if found and (when is None or not _blocks(scene)):
         return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
     planned = _planned(scene, when.start + HALF_HOUR if when else scene.now)
     if planned:
         return Answer((planned,), (planned,), answered=True)
     routine = _self(scene).get("routine") or _self(scene).get("doing")
-    if routine:
+    if routine and _to_you(scene.heard.text):
         return Answer((routine,), (routine,), answered=True)
+    if not _to_you(scene.heard.text):
+        return Answer((_dont_know(scene),))
     return Answer(("I haven't made any plans yet.",))
 
 
@@ -348,14 +452,28 @@ async def _memories(scene: Scene) -> Answer:
         return Answer((persona,), (persona,), answered=True)
     if when is not None:
         return Answer((sentence(f"I don't remember anything special about {when.phrase}"),))
-    topic = ", ".join(_place(p) for p in scene.heard.places)
-    return Answer((sentence(f"I don't know anything about {topic or 'that'}"),))
+    return Answer((_dont_know(scene),))
+
+
+def _dont_know(scene: Scene) -> str:
+    """That the NPC does not know, about what was asked: the place, person or thing it
+    names, else "that"."""
+    named = [_place(p) for p in scene.heard.places] + list(scene.heard.strangers)
+    return sentence(f"I'm afraid I don't know anything about {named[0] if named else 'that'}")
+
+
+_YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
+
+
+def _to_you(text: str) -> bool:
+    """Whether a line asks about the NPC itself (it says "you" or "your")."""
+    return any(w.strip("?.!,'") in _YOU for w in text.lower().split())
 
 
 async def _mentioned(scene: Scene, name: str) -> bool:
-    """Whether a memory the NPC may tell names `name` (a name nobody of the world has,
-    and no place it knows: someone or something it heard of)."""
-    return any(name.lower() in m.description.lower() for m in await scene.recall(name, 5))
+    """Whether a memory of the NPC names `name` (a name nobody of the world has, and no
+    place it knows: someone or something it heard of)."""
+    return scene.world.stream(scene.agent.agent_id).mentions(name)
 
 
 async def _persona_match(scene: Scene) -> str:
@@ -396,8 +514,11 @@ def _newsworthy(memory: MemoryRecord, scene: Scene) -> bool:
     line = said_line(memory.description)
     if line is not None and scene.speaker and scene.speaker in (line[0], line[1]):
         return False
-    told = memory.source.kind in (SourceKind.HEARD, SourceKind.TOLD, SourceKind.AUTHOR)
-    return told or memory.importance >= NOTABLE
+    told = memory.source.kind in (SourceKind.HEARD, SourceKind.TOLD)
+    recent = scene.now - memory.created <= NEWS_DAYS * 24 * 3600.0
+    return recent and (
+        told or (memory.importance >= NOTABLE and memory.source.kind != SourceKind.AUTHOR)
+    )
 
 
 def _own(memory: MemoryRecord, scene: Scene) -> bool:
@@ -465,11 +586,12 @@ def _time_greeting(now: GameTime) -> str:
 
 
 def _place(address: str) -> str:
-    """A place as said: its area, or its arena at its area ('the bar at the Red Boar')."""
-    named = parts(address)
-    if len(named) >= 2:
-        return named[1] if named[1][:1].isupper() else f"the {named[1]}"
-    return named[0] if named else address
+    """A place as said: its area ('the Red Boar Tavern', 'the gatehouse')."""
+    named = parts(address) or [address]
+    area = named[0]
+    if area.lower().startswith("the ") or "'s " in area:
+        return area
+    return f"the {area}"
 
 
 def _lowered(text: str) -> str:

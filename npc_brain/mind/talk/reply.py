@@ -32,7 +32,7 @@ from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.answers import said_line
 from npc_brain.mind.talk.checks import Context, Refusal, Stage, first_refusal
-from npc_brain.mind.talk.compose import Answer, Scene, compose
+from npc_brain.mind.talk.compose import ASKED_WEIGHTS, Answer, Scene, compose
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.news import REFUSAL, News
 from npc_brain.mind.talk.prompts import Reply, reply_messages, stream_reply, wording_schema
@@ -112,9 +112,16 @@ class Replies:
         """The composed answer's sentences, then the model's sentence if one passed, then
         a Line carrying the act and topic (its text is what streamed)."""
         speaker_id, speaker_name, utterance = asked
-        others = {k: v for k, v in world.names().items() if k not in (agent.agent_id, speaker_id)}
+        agents = [a for i in world.store.agent_ids() if (a := world.store.get_agent(i)) is not None]
+        others = {
+            a.agent_id: a.persona.name
+            for a in agents
+            if a.agent_id not in (agent.agent_id, speaker_id)
+        }
+        roles = {a.agent_id: a.persona.learned for a in agents if a.agent_id in others}
         places = world.store.places(agent.agent_id)
-        heard = await self.understanding.hear(utterance, game_time, others, places)
+        talking = [agent.persona.name, speaker_name]
+        heard = await self.understanding.hear(utterance, game_time, others, places, roles, talking)
         scene = Scene(
             world,
             agent,
@@ -167,7 +174,7 @@ class Replies:
             game_time,
             query,
             k,
-            weights,
+            weights or ASKED_WEIGHTS,
             kinds,
             created_after,
             created_before,

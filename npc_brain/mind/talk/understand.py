@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from lemminflect import getAllLemmas
+from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import GameTime
@@ -24,7 +24,7 @@ from npc_brain.mind.talk.acts import (
     normalised,
     shipped,
 )
-from npc_brain.mind.talk.answers import names_in
+from npc_brain.mind.talk.answers import key_terms, names_in
 from npc_brain.mind.talk.when import Window, anchor
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
@@ -81,30 +81,74 @@ class Understanding:
         now: GameTime,
         people: dict[str, str],
         places: Sequence[str],
+        roles: dict[str, str] | None = None,
+        talking: Sequence[str] = (),
     ) -> Heard:
         """What `text` is, said at `now`, among `people` (id -> full name: the world's
-        agents but the two talking) and `places` (addresses the listener knows)."""
+        agents but the two talking, whose names are `talking`), their `roles` (id -> what
+        they do: their persona's learned traits) and `places` (addresses the listener
+        knows). A question the examples take for none of the acts is a question of fact."""
         await self._fitted()
         line = normalised(text)
         (vector,) = await self._f.embed([line])
-        vote = self.acts.vote(vector)
+        vote = self.acts.vote(line, vector)
         act = Act(vote.label)
-        facet = Facet(self.facets.vote(vector).label) if act == Act.FACT else None
-        named = tuple(names_in(line, people))
+        if act == Act.OTHER and line.endswith("?"):
+            act = Act.FACT
+        facet = Facet(self.facets.vote(line, vector).label) if act == Act.FACT else None
+        named = names_in(line, people) or by_role(line, roles or {})
         where = tuple(named_places(line, places))
-        known = {w.lower() for n in people.values() for w in n.split()}
+        when = anchor(line, now)
+        known = {w.lower() for n in [*people.values(), *talking] for w in n.split()}
         known |= {w.lower() for a in places for part in a.split(":") for w in part.split()}
+        known |= {w.lower() for w in when.phrase.split()} if when else set()
         return Heard(
             text=line,
             act=act,
             vote=vote,
             facet=facet,
-            people=named,
+            people=tuple(named),
             places=where,
             strangers=tuple(strangers_in(line, known)),
-            when=anchor(line, now),
+            when=when,
             vector=vector,
         )
+
+
+def by_role(text: str, roles: dict[str, str]) -> list[str]:
+    """The one agent a line names by what it is ("the blacksmith", "the dock chief"): the
+    line says the head noun of the agent's role, and of no other agent's."""
+    asked = key_terms(text)
+    found = [
+        agent_id for agent_id, role in roles.items() if (head := role_noun(role)) and head in asked
+    ]
+    return found if len(found) == 1 else []
+
+
+def role_noun(learned: str) -> str:
+    """The head noun of what a persona's learned traits say it is, as a key term: "the
+    blacksmith of Oakvale, who ..." -> blacksmith; "an old fisherman" -> fisherman; ''
+    for one that says what it does ("runs the med bay")."""
+    words = re.findall(r"[A-Za-z'-]+", learned.split(",")[0])
+    if words and words[0].istitle() and len(words) > 1 and words[1] == "is":
+        words = words[2:]  # "Tomas Reyes is an old fisherman": the name said first
+    elif len(words) > 2 and words[0].istitle() and words[1].istitle() and words[2] == "is":
+        words = words[3:]
+    if not words or _third_person_verb(words[0].lower()):
+        return ""
+    phrase = []
+    for word in words:
+        if word.lower() in ("of", "who", "that", "and", "at", "in", "on", "for", "with", "from"):
+            break
+        phrase.append(word)
+    terms = [t for w in phrase if (t := key_terms(w))]
+    return next(iter(terms[-1])) if terms else ""
+
+
+def _third_person_verb(word: str) -> bool:
+    """Whether a word is a verb's third person singular ("runs", "mends")."""
+    lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
+    return any(word in getInflection(lemma, tag="VBZ") for lemma in lemmas)
 
 
 def named_places(text: str, addresses: Sequence[str]) -> list[str]:
