@@ -75,7 +75,14 @@ def _persona(npc: dict[str, Any]) -> Persona:
         p.get("currently", ""),
         p.get("lifestyle", ""),
         p.get("home_address", ""),
+        **_pronouns(p),
     )
+
+
+def _pronouns(persona: dict[str, Any]) -> dict[str, str]:
+    """The pronouns, for a Persona that has them (the baseline's code has none)."""
+    has = "pronouns" in {f.name for f in dataclasses.fields(Persona)}
+    return {"pronouns": persona.get("pronouns", "")} if has else {}
 
 
 async def build(brain: Brain, setting: dict[str, Any]) -> None:

@@ -248,6 +248,11 @@ class Settings:
         "the answer is said in the agent's own voice; off: the model answers freely from "
         "recalled memories (the paper's way), unchecked",
     )
+    act_examples: str = _cognition(
+        "",
+        "a game's own examples of dialogue acts (TSV act<TAB>line), added to the shipped "
+        "ones that a line said to an NPC is classified by (npc_brain/mind/talk/data/acts.tsv)",
+    )
     reply_wording: str = _cognition(
         "model",
         "grounded replies: model (after greetings, small talk, opinions and the like the "

@@ -50,7 +50,16 @@ OPTIONAL_LINE_KEYS = {"paraphrase_of", "tags"}
 TAGS = {"time", "trap", "unknown"}
 MEMORY_KINDS = {"observation", "dialogue", "plan", "reflection"}
 MEMORY_SOURCES = {"seen", "heard", "told", "author"}
-PERSONA_KEYS = {"name", "age", "innate", "learned", "currently", "lifestyle", "home_address"}
+PERSONA_KEYS = {
+    "name",
+    "age",
+    "innate",
+    "learned",
+    "currently",
+    "lifestyle",
+    "home_address",
+    "pronouns",
+}
 # The shipped demo's world; the bench must not lean on it.
 DEMO_WORDS = ("party", "mayor", "election", "valentine", "hobbs", "isabella", "klaus", "the ville")
 

@@ -13,6 +13,7 @@ import pytest
 
 from npc_brain.action import Line
 from npc_brain.brain import Brain
+from npc_brain.errors import InvalidArgument
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
@@ -194,3 +195,15 @@ def test_first_refusal_names_the_rule() -> None:
     assert refusal is not None and refusal.check == "town.stranger"
     assert first_refusal("The forge is hot today, friend.", ctx, Stage.REPLY) is None
     assert first_refusal("Hi Bram! How are you doing?", ctx, Stage.REPLY) is not None
+
+
+def test_a_games_own_act_examples_join_the_shipped_ones(tmp_path: Path) -> None:
+    examples = tmp_path / "acts.tsv"
+    examples.write_text("# our game\nrequest\tReforge the Blade of Ages for me\n", "utf-8")
+    brain = make_brain(tmp_path, embedder=HashingEmbedder(512), act_examples=str(examples))
+    understanding = brain._minds._replies.understanding  # noqa: SLF001 - what it was given
+    assert understanding.acts.examples[-1].text == "Reforge the Blade of Ages for me"
+    examples.write_text("bribe\tHere's a gold coin, look away\n", "utf-8")
+    with pytest.raises(InvalidArgument) as refused:
+        make_brain(tmp_path / "other", act_examples=str(examples))
+    assert refused.value.field == "act_examples" and "bribe" in str(refused.value)

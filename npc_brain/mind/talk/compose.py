@@ -100,9 +100,13 @@ class Scene:
         if line := said_line(text):  # the greeting in it was for its listener only
             speaker, listener, words = line[0], line[1], ungreeted(line[2])
             if listener == self.me and speaker != self.me:  # "Tomas told me he's selling"
-                return reported(speaker, words, "me", self.pronoun_of(speaker))
+                first = re.split(r"(?<=[.!?])\s+", words, maxsplit=1)[0]  # what it told
+                return reported(speaker, first, "me", self.pronoun_of(speaker))
             text = f'{speaker} said to {listener}: "{words}"'
-        return first_person(text, self.me, self.speaker, self.agent.persona.pronoun)
+        persona = self.agent.persona
+        return first_person(
+            text, self.me, self.speaker, persona.pronoun if persona.pronouns else ""
+        )
 
     def pronoun_of(self, name: str) -> str:
         """How the NPC speaks of the agent called `name` ("they" if none is)."""
@@ -194,20 +198,40 @@ async def _other(scene: Scene) -> Answer:
 
 @composer(Act.REQUEST)
 async def _request(scene: Scene) -> Answer:
+    """Granted when the request is close to what the NPC's role does (its identity,
+    routine or doing) or to what it sells (then with the price); else declined, naming
+    who of the world does such things."""
     role = [s for key, s in _self(scene).items() if key in ("identity", "routine", "doing")]
-    if not role:
-        return Answer(("I'm sorry, I can't help you with that.",), worded=True)
-    vectors = await scene.embed(role)
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    wares = [m for m in await _relevant(scene, recalled) if _priced(m) and _own(m, scene)]
+    if wares:
+        return Answer(("Of course.", scene.say(wares[0])), tuple(scene.grounds), answered=True)
+    if role:
+        vectors = await scene.embed(role)
+        likeness = vectors @ scene.heard.vector
+        best = int(np.argmax(likeness))
+        if float(likeness[best]) >= GRANTS:
+            said = ("Of course, I can help with that.", role[best])
+            return Answer(said, (role[best],), answered=True, worded=True)
+    declined = ["I'm sorry, I can't help you with that."]
+    if other := await _who_does(scene):
+        declined.append(f"You could ask {other}.")
+    return Answer(tuple(declined), tuple(declined[1:]), worded=True)
+
+
+async def _who_does(scene: Scene) -> str:
+    """The other agent of the world whose role is nearest the line, if near enough."""
+    others = [
+        (name, agent.persona.learned)
+        for agent_id, name in scene.people.items()
+        if (agent := scene.world.store.get_agent(agent_id)) is not None and agent.persona.learned
+    ]
+    if not others:
+        return ""
+    vectors = await scene.embed([role for _, role in others])
     likeness = vectors @ scene.heard.vector
     best = int(np.argmax(likeness))
-    if float(likeness[best]) >= GRANTS:
-        return Answer(
-            ("Of course, I can help with that.", role[best]),
-            (role[best],),
-            answered=True,
-            worded=True,
-        )
-    return Answer(("I'm sorry, that's not something I can do.", role[0]), (role[0],), worded=True)
+    return others[best][0] if float(likeness[best]) >= GRANTS else ""
 
 
 @composer(Act.TRADE)
@@ -508,8 +532,11 @@ async def _relevant(
 
 def _newsworthy(memory: MemoryRecord, scene: Scene) -> bool:
     """News for the speaker: told by someone else (not the speaker), or an event the NPC
-    saw that mattered; not a line the two said to each other."""
+    saw that mattered (not a sighting of someone: "Maria is talking with Sam" is no
+    news); not a line the two said to each other."""
     if memory.source.agent_id == scene.speaker_id:
+        return False
+    if memory.source.kind == SourceKind.SEEN and memory.subject:
         return False
     line = said_line(memory.description)
     if line is not None and scene.speaker and scene.speaker in (line[0], line[1]):

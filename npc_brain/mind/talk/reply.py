@@ -22,6 +22,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from npc_brain.action import Line
@@ -30,6 +31,7 @@ from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.faculties import Faculties
+from npc_brain.mind.talk.acts import load_game_examples
 from npc_brain.mind.talk.answers import said_line
 from npc_brain.mind.talk.checks import Context, Refusal, Stage, first_refusal
 from npc_brain.mind.talk.compose import ASKED_WEIGHTS, Answer, Scene, compose
@@ -56,7 +58,10 @@ class Replies:
     def __init__(self, faculties: Faculties, news: News) -> None:
         self._f = faculties
         self._news = news
-        self.understanding = Understanding(faculties)
+        extra = faculties.settings.act_examples
+        self.understanding = Understanding(
+            faculties, load_game_examples(Path(extra)) if extra else ()
+        )
 
     async def converse(
         self,
