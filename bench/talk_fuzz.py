@@ -467,6 +467,7 @@ class FuzzServer:
         self.process: subprocess.Popen[str]
         self.channel: grpc.Channel
         self.stub: brain_pb2_grpc.BrainStub
+        self._copier: threading.Thread
         self.start()
 
     def start(self) -> None:
@@ -485,7 +486,10 @@ class FuzzServer:
             raise RuntimeError(f"server did not start: {line!r}; log: {self.log_path}")
         self._log.write(line)
         self._log.flush()
-        threading.Thread(target=self._copy_stdout, args=(self.process.stdout,), daemon=True).start()
+        self._copier = threading.Thread(
+            target=self._copy_stdout, args=(self.process.stdout,), daemon=True
+        )
+        self._copier.start()
         port = int(line.rsplit(":", 1)[1])
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.stub = brain_pb2_grpc.BrainStub(self.channel)  # type: ignore[no-untyped-call]
@@ -502,6 +506,7 @@ class FuzzServer:
         """A fresh process on the same data folder, after this one died."""
         self.channel.close()
         self.process.wait(timeout=60)
+        self._copier.join(timeout=10)
         self.start()
 
     def log_size(self) -> int:
@@ -517,6 +522,7 @@ class FuzzServer:
         if self.alive():
             self.process.terminate()
         code = self.process.wait(timeout=60)
+        self._copier.join(timeout=10)  # the rest of its stdout, before the log closes
         self._log.close()
         return code
 

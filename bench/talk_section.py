@@ -34,9 +34,10 @@ def arm(split: str, code: Path | None) -> list[dict[str, Any]]:
         env = dict(os.environ)
         if code is not None:
             env["PYTHONPATH"] = os.pathsep.join([str(code), str(REPO)])
+        # run from the code's own folder: `python -m` puts the working folder first
         subprocess.run(
             [sys.executable, "-m", "bench.player_talk", "--split", split, "--out", out.name],
-            cwd=REPO,
+            cwd=code or REPO,
             env=env,
             check=True,
             stdout=subprocess.DEVNULL,

@@ -255,9 +255,10 @@ class Settings:
     )
     reply_wording: str = _cognition(
         "model",
-        "grounded replies: model (after greetings, small talk, opinions and the like the "
+        "grounded replies: model (after a greeting, thanks, how-are-you or small talk the "
         "model words one more sentence in character; the checks refuse a bad one, which is "
-        "then left out) or plain (the composed answer alone, no model call)",
+        "drawn again once, then left out) or plain (the composed answer alone, no model "
+        "call)",
     )
     line_intents: bool = _cognition(
         True,

@@ -65,6 +65,10 @@ class Minds:
     def usage(self) -> UsageLedger:
         return self.faculties.usage
 
+    async def warm_up(self) -> None:
+        """Fits the dialogue acts' classifier (talk/understand.py) before the first line."""
+        await self._replies.understanding.fitted()
+
     def close(self) -> None:
         self.faculties.close()
 

@@ -127,6 +127,7 @@ async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
     """
     check_exposure(settings)
     brain = build_brain(settings)
+    await brain.warm_up()
     server, port = await create_server(brain, f"{settings.host}:{settings.port}")
     http_server: HttpServer | None = None
     if settings.http_port >= 0:

@@ -165,19 +165,19 @@ class BrainServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Converse(self, request, context):
-        """Someone (the player, or another agent) speaks to the agent; the reply streams
-        token by token, then a final utterance. With grounded replies (the default) the
-        first token event is the reply's opening, chosen by code from the best fact and
-        sent before the model starts ("I am planning a"); the model writes the rest, and
-        with no fact at all the honest "I'm not sure, I don't know anything about that."
-        is the whole reply, without a model call. Both lines are stored as memories
-        (except in interview mode). The reply never tells the speaker a memory that is
-        private or not shared with it (Observation.private, share_with): such memories are
-        not recalled for it, and a reply that gives one away anyway is replaced by "I'd
-        rather not talk about that."; an agent that holds any sends its reply only once
-        checked, as one token event. In interview mode, a reply that passes on something
-        the agent heard from another agent ends by naming its source chain ("I heard it
-        from Klaus, who heard it from Isabella.").
+        """Someone (the player, or another agent) speaks to the agent; the reply streams,
+        then a final utterance whose text is the streamed tokens joined. With grounded
+        replies (the default) the line is classified into a dialogue act (Utterance.act),
+        the act's composer decides the answer from the agent's persona, plan, relationships,
+        memories and places, and it is said in the agent's own voice; after small talk the
+        model may add one sentence, sent only once the checks passed it. A farewell ends
+        the conversation. Both lines are stored as memories (except in interview mode). The
+        reply never tells the speaker a memory that is private or not shared with it
+        (Observation.private, share_with): such memories are not recalled for it, and a
+        reply that would give one away is replaced by "I'd rather not talk about that.". In
+        interview mode, a reply that passes on something the agent heard from another
+        agent ends by naming its source chain ("I heard it from Klaus, who heard it from
+        Isabella.").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

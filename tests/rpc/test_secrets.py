@@ -104,7 +104,12 @@ def kind(request: pytest.FixtureRequest) -> str:
 def _opened(kind: str, tmp_path: Path, **settings: object) -> Iterator[tuple[Door, RoutedChat]]:
     chat = RoutedChat(MIND_KINDS, DEFAULTS)
     embedder = HashingEmbedder(512)  # the dialogue acts read lines by their words
-    with two_doors(tmp_path, chat, embedder=embedder, planner="free", **settings) as doors:
+    # This game's own examples: the hashing embedder knows words, not what they mean.
+    examples = tmp_path / "acts.tsv"
+    examples.write_text("fact\tAny news about a picnic for my birthday?\n", "utf-8")
+    with two_doors(
+        tmp_path, chat, embedder=embedder, planner="free", act_examples=str(examples), **settings
+    ) as doors:
         yield Door(kind, doors), chat
 
 

@@ -82,3 +82,13 @@ def test_no_text_is_empty_or_too_long() -> None:
 def test_no_test_setting_word_appears_anywhere_in_the_file() -> None:
     content = ACTS_TSV.read_text(encoding="utf-8").lower()
     assert [word for word in FORBIDDEN if word in content] == []
+
+
+def test_the_examples_embeddings_are_shipped_for_the_default_embedder() -> None:
+    from npc_brain.mind.talk.acts import Act, Facet, cache_name, shipped
+
+    data = Path(__file__).resolve().parents[2] / "npc_brain" / "mind" / "talk" / "data"
+    for file, labels in (("acts.tsv", list(Act)), ("facets.tsv", list(Facet))):
+        texts = [e.text for e in shipped(file, labels)]
+        name = cache_name(file, "all-MiniLM-L6-v2.f16.gguf", texts)
+        assert (data / name).is_file(), f"{file} changed: run `python -m bench.act_cache`"

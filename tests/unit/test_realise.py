@@ -186,6 +186,65 @@ FIRST_PERSON = [
         "they",
         "They are refuelling the shuttle.",
     ),
+    # 'they' given means 'they or not known': his/her with only the holder to mean is the holder.
+    (
+        "Tomas Reyes decided to sell his boat, the Gull, because his knees are too bad for the sea",
+        "Tomas Reyes",
+        "",
+        "they",
+        "I decided to sell my boat, the Gull, because my knees are too bad for the sea.",
+    ),
+    # ..but where another person was named before it, a subordinate clause's pronoun of a
+    # gender nobody is known to have could mean either, and stays.
+    (
+        "Tomas Reyes told Lena Duarte that he is leaving",
+        "Tomas Reyes",
+        "",
+        "they",
+        "I told Lena Duarte that he is leaving.",
+    ),
+    (
+        "Ana Costa told Tomas Reyes that he should sell his boat",
+        "Tomas Reyes",
+        "Ana Costa",
+        "he",
+        "You told me that I should sell my boat.",
+    ),
+    # A clause of its own ('once you know her'): its object may be the sentence's subject.
+    ("Ana Costa is warm once you know her", "Ana Costa", "", "she", "I'm warm once you know me."),
+    ("Ana Costa is warm once you know her", "Ana Costa", "", "", "I'm warm once you know me."),
+    ("Ana Costa is warm once you know her", "Ana Costa", "", "he", "I'm warm once you know her."),
+    ("Bram Holt ran after him", "Bram Holt", "", "", "I ran after him."),
+    (
+        "Imani Osei patched up Juno Park after she crashed the shuttle",
+        "Imani Osei",
+        "",
+        "",
+        "I patched up Juno Park after she crashed the shuttle.",
+    ),
+    # A title before the name is part of the mention; its period ends no sentence.
+    (
+        "Dr. Hana Lin met Capt. Vera Stone. She was tired",
+        "Hana Lin",
+        "",
+        "she",
+        "I met Capt. Vera Stone. I was tired.",
+    ),
+    # 'and' joins two nouns of an object (no object of its own), or two verbs.
+    (
+        "Mira Vance sells salves and remedies in her cottage",
+        "Mira Vance",
+        "",
+        "",
+        "I sell salves and remedies in my cottage.",
+    ),
+    (
+        "Bram Holt forges swords and shoes horses",
+        "Bram Holt",
+        "",
+        "",
+        "I forge swords and shoe horses.",
+    ),
 ]
 
 
@@ -389,6 +448,85 @@ PERSONA = [
         "I'm preparing for the lantern festival.",
     ),
     ("Imani Osei", "doing", "asleep in the med bay", "I'm asleep in the med bay."),
+    # A title before the holder's name is part of the mention, whatever the name holds.
+    (
+        "Hana Lin",
+        "identity",
+        "Dr. Hana Lin is the only medic on Kestrel Station",
+        "I'm the only medic on Kestrel Station.",
+    ),
+    (
+        "Dr. Hana Lin",
+        "identity",
+        "Captain Hana Lin is the only medic on Kestrel Station",
+        "I'm the only medic on Kestrel Station.",
+    ),
+    # A subordinate clause or an apposition after a comma is no item of a list.
+    (
+        "Tomas Reyes",
+        "doing",
+        "selling his boat, the Gull, because his knees are too bad for the sea",
+        "I'm selling my boat, the Gull, because my knees are too bad for the sea.",
+    ),
+    (
+        "Bram Holt",
+        "traits",
+        "gruff, kind once he trusts you",
+        "I'm gruff and kind once I trust you.",
+    ),
+    # In a list of traits a past participle is an adjective, a bare noun gets its article.
+    ("Juno Park", "traits", "calm, blunt, overworked", "I'm calm, blunt and overworked."),
+    (
+        "Vera Stone",
+        "traits",
+        "scarred by war, known for her temper, lost her brother to the orcs",
+        "I'm scarred by war and known for my temper. I lost my brother to the orcs.",
+    ),
+    (
+        "Lena Duarte",
+        "traits",
+        "cheerful, gossipy, early riser",
+        "I'm cheerful, gossipy and an early riser.",
+    ),
+    ("Bram Holt", "traits", "patient, loner", "I'm patient and a loner."),
+    # An object pronoun that can only mean the holder is the holder.
+    (
+        "Ana Costa",
+        "traits",
+        "quiet, sharp-eyed, warm once you know her",
+        "I'm quiet, sharp-eyed and warm once you know me.",
+    ),
+    (
+        "Mira Vance",
+        "identity",
+        "the village herbalist, who brews salves and remedies in her cottage by the old mill",
+        "I'm the village herbalist. I brew salves and remedies in my cottage by the old mill.",
+    ),
+    # A third-person verb after a comma starts a sentence of its own.
+    (
+        "Ana Costa",
+        "identity",
+        "net mender on the harbour, mends the nets of every boat in Saltmere",
+        "I'm a net mender on the harbour. I mend the nets of every boat in Saltmere.",
+    ),
+    (
+        "Juno Park",
+        "identity",
+        "Commander Juno Park, captain of the Kestrel",
+        "I'm the captain of the Kestrel.",
+    ),
+    (
+        "Juno Park",
+        "doing",
+        "plotting a course to the outer belt, since the fuel is low",
+        "I'm plotting a course to the outer belt, since the fuel is low.",
+    ),
+    (
+        "Juno Park",
+        "identity",
+        "a trader in furs, spices and silks",
+        "I'm a trader in furs, spices and silks.",
+    ),
 ]
 FIELDS = {"identity": 0, "traits": 1, "routine": 2, "doing": 3}
 

@@ -16,7 +16,9 @@ from npc_brain.brain import Brain
 from npc_brain.errors import InvalidArgument
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
+from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
+from npc_brain.mind.talk.compose import COMPOSERS
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
@@ -207,3 +209,7 @@ def test_a_games_own_act_examples_join_the_shipped_ones(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgument) as refused:
         make_brain(tmp_path / "other", act_examples=str(examples))
     assert refused.value.field == "act_examples" and "bribe" in str(refused.value)
+
+
+def test_every_act_has_its_composer() -> None:
+    assert set(COMPOSERS) == set(Act)

@@ -27,7 +27,7 @@ from npc_brain.errors import InvalidArgument
 
 # The regression's settings, chosen by 5-fold cross-validation on the shipped acts.
 L2 = 0.01
-STEPS = 500
+STEPS = 100  # as good as 500 on the bench's train split (87%), a fifth of the time
 RATE = 2.0
 SCALE = 10.0  # unit vectors scaled up: the cosines' small range made larger steps
 WORD_BUCKETS = 1024  # hashed words and word pairs beside the embedding
@@ -191,6 +191,30 @@ _TOKENS = re.compile(r"[a-z0-9']+")
 def _softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:
     shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
     return np.asarray(shifted / shifted.sum(axis=-1, keepdims=True))
+
+
+SAME_MODEL_COSINE = 0.999  # a cached row and the same example embedded now agree this well
+
+
+def cache_name(file: str, model_id: str, texts: Sequence[str]) -> str:
+    """Where the embeddings of a file's examples are cached for a model: its name, the
+    model's id and a fingerprint of the texts."""
+    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    model = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id)
+    return f"{file.removesuffix('.tsv')}-{model}-{digest}.npy"
+
+
+def shipped_matrix(name: str, rows: int, dimension: int) -> NDArray[np.float32] | None:
+    """The embeddings shipped as package data under `name` (cache_name), if any."""
+    place = resources.files("npc_brain.mind.talk").joinpath("data", name)
+    if not place.is_file():
+        return None
+    with place.open("rb") as fh:
+        matrix = np.load(fh, allow_pickle=False)
+    if matrix.shape != (rows, dimension):
+        return None
+    matrix = np.asarray(matrix, dtype=np.float32)
+    return np.asarray(matrix / np.linalg.norm(matrix, axis=1, keepdims=True), dtype=np.float32)
 
 
 _SPACES = re.compile(r"\s+")

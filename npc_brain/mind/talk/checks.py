@@ -4,11 +4,12 @@ Each rule is a small function registered under a name, with the reason it refuse
 the stages it applies to (a player reply's wording, an NPC's line in a conversation,
 a thought kept after one). `first_refusal` runs a stage's rules in order; a refusal
 names its rule, and the caller counts it (GetStats: refusals_by_check) and draws again.
-A rule's own cases live in tests/unit/test_checks.py.
+The rules' cases live in tests/unit/test_talk.py, test_replies.py and test_misfit.py.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -222,6 +223,21 @@ def _repeats(text: str, ctx: Context) -> str | None:
     if echoes(text, ctx.said) or (words and len(words & before) > 0.6 * len(words)):
         return "repeats the answer"
     return None
+
+
+@check(
+    "reply.claims_identity",
+    reason="says who or what the speaker is: code said it, from the persona",
+    stages=frozenset((Stage.REPLY,)),
+)
+def _claims_identity(text: str, ctx: Context) -> str | None:
+    found = _IDENTITY.search(text.replace("’", "'"))
+    return f"says {found[0]!r}" if found else None
+
+
+# "I'm just a regular guy", "I'm not a sailor", "I am a little girl": the 135M model's
+# idea of its speaker, contradicting the persona.
+_IDENTITY = re.compile(r"\bI(?:'m| am)(?: just| not| only)? (?:a|an)\b", re.IGNORECASE)
 
 
 @check(

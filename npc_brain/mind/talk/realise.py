@@ -27,10 +27,14 @@ DETERMINERS = _words("a an the this that these those every each some any no its 
 PREPOSITIONS = _words("to for with at by from of on in into onto about over under near")
 CONJUNCTIONS = _words("and or but so because when while if then that who which where whether")
 CLAUSE_WORDS = CONJUNCTIONS | _words("although though after before since until as once")
+COORDINATORS = _words("and or but then")
+SUBORDINATORS = CLAUSE_WORDS - COORDINATORS  # 'because ..', 'once ..': a clause of its own
+# Abbreviations with a period ('Dr.'): the period never ends a sentence.
+ABBREVIATIONS = frozenset(w for w in HONORIFICS if w.endswith(".")) | _words("st.")
+_PLACE = _words("at in on into onto near over under from")
 PERSONAL = _words("i me my we us our you your it they them their he him his she her")
 FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CLAUSE_WORDS | PERSONAL | _words("there here not")
 MODALS = _words("can could will would shall should may might must 'll 'd")
-COORDINATORS = _words("and or but then")
 # Forms of the auxiliaries by person: I, you, he/she, they.
 AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
     ("be", "past"): ("was", "were", "was", "were"),
@@ -57,8 +61,9 @@ _CONTRACT |= {("she", "is"): "'s", ("they", "are"): "'re"}
 _MY = {"i": 0, "me": 1, "my": 2, "mine": 3, "myself": 4}
 _YOUR = {"you": 1, "your": 2, "yours": 3, "yourself": 4}
 
+_ABBREVIATION = "|".join(sorted(w[:-1].capitalize() for w in ABBREVIATIONS))
 _TOKEN = re.compile(
-    r"\"[^\"]*\"?|“[^”]*”?|(?:Dr|Mr|Mrs|Ms|Mx|Capt|Prof|Sgt|Lt|Cmdr|St)\."
+    rf"\"[^\"]*\"?|“[^”]*”?|(?:{_ABBREVIATION})\."
     r"|[A-Za-z0-9]+(?=n['’]t\b)|n['’]t\b|['’](?:s|m|re|ve|d|ll)\b"
     r"|[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*|\S"
 )
@@ -207,8 +212,19 @@ def _coordinate(toks: list[_Tok], i: int, person: int, loose: bool) -> None:
     k = i + 1
     while _low(toks, k) in COORDINATORS:
         k += 1
-    if loose or (_is_word(toks, k + 1) and _low(toks, k + 1) not in ("and", "or")):
+    # 'brews salves and remedies in her cottage': with no object of its own, a plural noun
+    # after a plural noun and 'and' is the other half of an object ('shoes horses' is a verb).
+    nxt = _low(toks, k + 1)
+    objectless = not _is_word(toks, k + 1) or nxt in PREPOSITIONS
+    nouns = _plural_noun(_low(toks, k)) and _plural_noun(_low(toks, k - 2))
+    if objectless and nouns and _low(toks, k - 1) in ("and", "or"):
+        return
+    if loose or (_is_word(toks, k + 1) and nxt not in ("and", "or")):
         _agree(toks, k, person)
+
+
+def _plural_noun(word: str) -> bool:
+    return any(word in getInflection(n, "NNS") for n in _lemmas(word).get("NOUN", ()) if n != word)
 
 
 def _contract(toks: list[_Tok]) -> None:
@@ -256,16 +272,47 @@ def _mention(toks: Sequence[_Tok], i: int, names: dict[str, _Name]) -> tuple[str
     return "", i
 
 
-def _resolve(gender: str, topic: str, seen: list[str], genders: dict[str, str], not_: str) -> str:
+def _person(toks: Sequence[_Tok], i: int, end: int) -> bool:
+    """Whether the capitalised words toks[i:end], not a subject, may name a person: after a
+    word, not after a determiner or a preposition of place ('the Gull', 'at Gull Rock'), and
+    not common words ending in a noun ('Kestrel Station'; 'Juno Park' may be a person)."""
+    if not _is_word(toks, i - 1) or _low(toks, i - 1) in DETERMINERS | _PLACE:
+        return False
+    first, last = _low(toks, i), _low(toks, end - 1)
+    return first in HONORIFICS or not _lemmas(first) or "NOUN" not in _lemmas(last)
+
+
+def _clause_follows(toks: Sequence[_Tok], i: int) -> bool:
+    """Whether a clause (a subject, then its verb) follows the word at i: 'once you know her',
+    'before the tide turns'; not 'after him', 'as the only medic'."""
+    base = _low(toks, i + 1) in ("i", "you", "we", "they")
+    for j in range(i + 2, min(i + 6, len(toks))):
+        if not _is_word(toks, j) or _low(toks, j) in PREPOSITIONS:
+            return False
+        if _finite(toks, j, base):
+            return True
+    return False
+
+
+def _resolve(
+    gender: str, topic: str, seen: list[str], genders: dict[str, str], not_: str, sub: bool
+) -> str:
     """Who a he/she/they refers to: the last subject if its gender allows, else the last person
     named in the sentence who fits (never `not_`: an object is not its clause's subject); a
-    gender learnt this way holds for the whole fact."""
+    gender learnt this way holds for the whole fact. A gender not known allows he and she
+    ('they' given as a pronoun means 'they, or not known'); but in a subordinate clause after
+    another person who fits was named (`sub`: 'told Lena that she'), such a pronoun could
+    mean either: it means the one known to have that gender, if one is, else it is left as it
+    is ('')."""
 
     def fits(p: str) -> bool:
-        return genders[p] == gender if p in genders else gender != "they"
+        known = genders.get(p, "")
+        return known == gender or gender != "they" and known in ("", "they")
 
-    who = topic if topic and topic != not_ and fits(topic) else ""
-    who = who or next((p for p in reversed(seen) if p not in (topic, not_) and fits(p)), "")
+    fitting = [p for p in [topic, *reversed(seen)] if p and p != not_ and fits(p)]
+    who = fitting[0] if fitting else ""
+    if who in ("me", "you") and genders.get(who) != gender and sub and set(fitting) - {who}:
+        who = next((p for p in fitting if genders.get(p) == gender), "")
     if who in ("me", "you"):
         genders.setdefault(who, gender)
     return who
@@ -277,6 +324,7 @@ def _first(fact: str, me: str, you: str, me_pronoun: str, loose: bool = False) -
     genders = {"me": me_pronoun.lower()} if me_pronoun.lower() in PRONOUNS else {}
     forms, person = {"me": FIRST, "you": SECOND}, {"me": 0, "you": 1}
     topic, here, seen, coord, i = "", "", list[str](), -1, 0
+    sub = False  # in a subordinate clause ('that ..', 'because ..')
     while i < len(toks):
         t, w = toks[i], toks[i].text.lower()
         who, end = _mention(toks, i, names) if t.text[:1].isupper() else ("", i)
@@ -304,7 +352,7 @@ def _first(fact: str, me: str, you: str, me_pronoun: str, loose: bool = False) -
             if case < 0:
                 case = 2 if _possessive(toks, i) else (1 if case == -1 else 3)
             bound = here if case == 1 and here in forms else ""
-            who = _resolve(gender, topic, seen, genders, bound)
+            who = _resolve(gender, topic, seen, genders, bound, sub)
             if who in forms:
                 t.text = forms[who][case]
                 if case == 0:
@@ -321,6 +369,8 @@ def _first(fact: str, me: str, you: str, me_pronoun: str, loose: bool = False) -
             if _subject(toks, i, end):
                 topic, here, coord = "other", "other", -1
                 seen.append("other")
+            elif _person(toks, i, end):  # an object: 'told Lena Duarte that she ..'
+                seen.append("other")
             i = end - 1
         elif coord >= 0 and (w == "," or w in COORDINATORS):
             _coordinate(toks, i, coord, loose)
@@ -328,8 +378,11 @@ def _first(fact: str, me: str, you: str, me_pronoun: str, loose: bool = False) -
             here = ""  # an infinitive's object may be the sentence's subject: 'asked X to help him'
         elif w in CONJUNCTIONS or not w[:1].isalnum() and w not in ("'s", "n't", "-"):
             coord, here = -1, ""
+            sub = sub or w in SUBORDINATORS
             if w in (".", "!", "?"):
-                seen = []
+                seen, sub = [], False
+        elif w in SUBORDINATORS and _clause_follows(toks, i):
+            here, sub = "", True  # 'once you know her': her is not bound to the subject
         i += 1
     _contract(toks)
     _capitalise_starts(toks)
@@ -417,8 +470,11 @@ def join_clauses(parts: Sequence[str]) -> str:
 # --- persona fragments --------------------------------------------------------------------
 
 
-def _kind(text: str) -> str:
-    """How a fragment starts: 'verb' (works.., is.., fought his..), 'ing' (repairing..), 'np'."""
+def _kind(text: str, listed: bool = False, traits: bool = False) -> str:
+    """How a fragment starts: 'verb' (works.., is.., fought his..), 'ing' (repairing..), 'np'.
+    `listed`: an item of a list of descriptions, where a past participle alone or with its
+    agent ('overworked', 'scarred by war') describes, as an adjective does; in a list of
+    `traits`, any past participle with no object does ('exhausted after a shift')."""
     toks = _tokens(text)
     w = _low(toks, 0)
     _, tags = _verb(w)
@@ -427,6 +483,11 @@ def _kind(text: str) -> str:
     if "VBG" in tags and w.endswith("ing"):
         return "ing"
     lemmas, nxt = _lemmas(w), _low(toks, 1)
+    objectless = (
+        not _is_word(toks, 1) or nxt == "by" or traits and nxt in PREPOSITIONS | CLAUSE_WORDS
+    )
+    if (listed or traits) and "VBN" in tags and objectless:
+        return "np"
     if "VBD" in tags and (not lemmas.keys() - {"VERB"} or nxt in FUNCTION_WORDS):
         return "verb"
     return "np"
@@ -447,9 +508,22 @@ def _about(name: str, text: str) -> tuple[str, int] | None:
     return (_render(toks), end) if who else None
 
 
+def _split(text: str, marks: str) -> list[str]:
+    """`text` cut at each of `marks` or ';' that a space or the end follows, except a period
+    that closes an abbreviation ('Dr. Hana Lin')."""
+    out, start = [], 0
+    for m in re.finditer(rf"\s*[{marks}](?:\s+|$)|\s*;\s*", text):
+        before = text[start : m.start()].split()
+        if m.group().strip() == "." and before and before[-1].lower() + "." in ABBREVIATIONS:
+            continue
+        out.append(text[start : m.start()])
+        start = m.end()
+    return [*out, text[start:]]
+
+
 def _pieces(text: str, marks: str) -> list[str]:
     out = []
-    for p in re.split(rf"\s*[{marks}]\s+|\s*[{marks}]$|\s*;\s*", text.strip()):
+    for p in _split(text.strip(), marks):
         p = re.sub(r"^(?:and|or)\s+", "", p.strip())
         w = p.split(" ", 1)[0]
         if w[:1].isupper() and w != "I" and not p[len(w) :].lstrip()[:1].isupper():
@@ -459,21 +533,44 @@ def _pieces(text: str, marks: str) -> list[str]:
     return out
 
 
-def _with_article(np: str) -> str:
-    """A bare role noun gets its article: 'captain of the guard' -> 'the captain of the guard'."""
+def _with_article(np: str, listed: bool = False) -> str:
+    """A bare role noun gets its article: 'captain of the guard' -> 'the captain of the guard'.
+    `listed`: an item of a list of descriptions ('gruff, early riser'), where only a singular
+    noun that is no adjective ('riser'; not 'patient', 'kind') gets one, and always 'a'/'an'."""
     words = np.split()
     if not words or words[0][:1].isupper() or words[0].lower() in DETERMINERS | PERSONAL:
         return np
-    head = next((k for k, w in enumerate(words) if w in PREPOSITIONS or w.endswith(",")), None)
+    ends = PREPOSITIONS | CLAUSE_WORDS if listed else PREPOSITIONS
+    head = next((k for k, w in enumerate(words) if w in ends or w.endswith(",")), None)
+    if head == 0:
+        return np
     last = words[(head if head is not None else len(words)) - 1].rstrip(",")
     lemmas = _lemmas(last)
+    participle = _verb(last.lower())[1] & {"VBN", "VBD", "VBG"}
+    if listed and (
+        lemmas.keys() & {"ADJ", "ADV"} or participle or last not in lemmas.get("NOUN", ())
+    ):
+        return np
     if lemmas and last not in lemmas.get("NOUN", ()):
         return np
-    if head is not None and words[head] == "of":
+    if head is not None and words[head] == "of" and not listed:
         return "the " + np
     w = words[0].lower()
     vowel = w[:1] in "aeiou" and not w.startswith(("uni", "use", "usu", "eu", "one"))
     return ("an " if vowel or w.startswith(("hour", "honest", "heir")) else "a ") + np
+
+
+def _predicate(text: str) -> bool:
+    """Whether `text`, after a comma in a description, is a predicate of its own: a verb of a
+    third person with what follows it ('.., mends the nets'; not '.., spices and silks')."""
+    toks = _tokens(text)
+    w, nxt = _low(toks, 0), _low(toks, 1)
+    tags = _verb(w)[1]
+    if w in {forms[2] for forms in AUXILIARIES.values()} - {"'s"}:  # is, was, has, does
+        return True
+    if "VBZ" in tags:
+        return _is_word(toks, 1) and nxt not in COORDINATORS
+    return "VBD" in tags and (nxt in DETERMINERS or nxt in PERSONAL and _possessive(toks, 1))
 
 
 def _identity(name: str, text: str) -> list[str]:
@@ -482,7 +579,13 @@ def _identity(name: str, text: str) -> list[str]:
         about = _about(name, piece)
         if about:
             toks = _tokens(about[0])
-            if about[1] == 0 or _low(toks, about[1]) != "is":
+            # 'Tomas Reyes is ..' or 'Juno Park, captain of ..' (a name and what it is)
+            said = (
+                _low(toks, about[1]) == "is"
+                or _low(toks, about[1]) == ","
+                and (_is_word(toks, about[1] + 1) and _low(toks, about[1] + 1) not in CLAUSE_WORDS)
+            )
+            if about[1] == 0 or not said:
                 out.append(first_person(about[0], name))
                 continue
             piece = _render(toks[about[1] + 1 :])
@@ -490,7 +593,11 @@ def _identity(name: str, text: str) -> list[str]:
         if kind != "np":
             out.append(first_person(f"{name} {'is ' if kind == 'ing' else ''}{piece}", name))
             continue
-        m = re.search(r"(,?)\s+who\s+", piece)
+        # 'herbalist, who brews ..', 'net mender, mends ..': what it is, then what it does
+        cuts = [c for c in re.finditer(r"(,)\s+", piece) if _predicate(piece[c.end() :])]
+        m = min(
+            [*cuts, *re.finditer(r"(,?)\s+who\s+", piece)], key=lambda c: c.start(), default=None
+        )
         if m and (m.group(1) or not set(piece[: m.start()].split()) & PREPOSITIONS):
             out.append(first_person(f"{name} is {_with_article(piece[: m.start()])}", name))
             out.append(first_person(f"{name} {piece[m.end() :]}", name))
@@ -499,7 +606,11 @@ def _identity(name: str, text: str) -> list[str]:
     return out
 
 
-def _predicates(name: str, text: str) -> list[str]:
+def _traits(name: str, text: str) -> list[str]:
+    return _predicates(name, text, traits=True)
+
+
+def _predicates(name: str, text: str, traits: bool = False) -> list[str]:
     """Traits, routine or doing: descriptions ('gruff', 'kind to strangers', 'repairing the
     gate') after 'I'm', actions ('wakes at dawn') as verbs of I, each group one sentence."""
     about = _about(name, text)
@@ -509,13 +620,16 @@ def _predicates(name: str, text: str) -> list[str]:
     text = rest or text
     described: list[str] = []
     actions: list[str] = []
+    last: list[str] = []  # the group the last piece went to
+    verbal = False  # whether the last piece is a verb phrase (it may take more after a comma)
     for piece in _pieces(text, ".,"):
-        if _kind(piece) == "verb":
-            actions.append(piece)
-        elif actions and _low(_tokens(piece), 0) in FUNCTION_WORDS:
-            actions[-1] += ", " + piece
-        else:
-            described.append(piece)
+        first, kind = _low(_tokens(piece), 0), _kind(piece, listed=True, traits=traits)
+        if last and (first in SUBORDINATORS or verbal and first in FUNCTION_WORDS):
+            last[-1] += ", " + piece  # 'because ..', or 'selling his boat, the Gull'
+            continue
+        last = actions if kind == "verb" else described
+        last.append(piece if kind != "np" else _with_article(piece, listed=True))
+        verbal = kind != "np"
     out = [first_person(f"{name} is {join_clauses(described)}", name)] if described else []
     if actions:
         out.append(_first(f"{name} {join_clauses(actions)}", name, "", "", loose=True))
@@ -529,7 +643,7 @@ def persona_sentences(
     'traits' (innate), 'routine' (lifestyle), 'doing' (currently); empty fields are left out."""
     fields = (
         ("identity", learned, _identity),
-        ("traits", innate, _predicates),
+        ("traits", innate, _traits),
         ("routine", lifestyle, _predicates),
         ("doing", currently, _predicates),
     )

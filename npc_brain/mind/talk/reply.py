@@ -34,11 +34,12 @@ from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import load_game_examples
 from npc_brain.mind.talk.answers import said_line
 from npc_brain.mind.talk.checks import Context, Refusal, Stage, first_refusal
-from npc_brain.mind.talk.compose import ASKED_WEIGHTS, Answer, Scene, compose
+from npc_brain.mind.talk.compose import compose
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.news import REFUSAL, News
 from npc_brain.mind.talk.prompts import Reply, reply_messages, stream_reply, wording_schema
 from npc_brain.mind.talk.realise import persona_sentences
+from npc_brain.mind.talk.scene import ASKED_WEIGHTS, Answer, Scene
 from npc_brain.mind.talk.understand import Understanding
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord

@@ -16,13 +16,16 @@ from numpy.typing import NDArray
 from npc_brain.memory.records import GameTime
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import (
+    SAME_MODEL_COSINE,
     Act,
     Example,
     Facet,
     NearestExamples,
     Vote,
+    cache_name,
     normalised,
     shipped,
+    shipped_matrix,
 )
 from npc_brain.mind.talk.answers import key_terms, names_in
 from npc_brain.mind.talk.when import Window, anchor
@@ -69,11 +72,24 @@ class Understanding:
         self.facets = NearestExamples(shipped("facets.tsv", list(Facet)))
         self._fitting = asyncio.Lock()
 
-    async def _fitted(self) -> None:
+    async def fitted(self) -> None:
+        """Fits the classifiers on the examples' embeddings, once: the embeddings shipped
+        for the default embedder (data/*.npy) when one example, embedded again, agrees
+        with its row; else all of them, embedded now (some seconds on 2 cores)."""
         async with self._fitting:
-            for classifier in (self.acts, self.facets):
+            for file, classifier in (("acts.tsv", self.acts), ("facets.tsv", self.facets)):
                 if not classifier.fitted:
-                    classifier.fit(await self._f.embed(classifier.texts()))
+                    classifier.fit(await self._embedded(file, classifier.texts()))
+
+    async def _embedded(self, file: str, texts: list[str]) -> NDArray[np.float32]:
+        embedder = self._f.embedder
+        name = cache_name(file, embedder.model_id, texts)
+        shipped_rows = shipped_matrix(name, len(texts), embedder.dimension)
+        if shipped_rows is not None:
+            (probe,) = await self._f.embed(texts[:1])
+            if float(probe @ shipped_rows[0]) >= SAME_MODEL_COSINE:
+                return shipped_rows
+        return await self._f.embed(texts)
 
     async def hear(
         self,
@@ -88,7 +104,7 @@ class Understanding:
         agents but the two talking, whose names are `talking`), their `roles` (id -> what
         they do: their persona's learned traits) and `places` (addresses the listener
         knows). A question the examples take for none of the acts is a question of fact."""
-        await self._fitted()
+        await self.fitted()
         line = normalised(text)
         (vector,) = await self._f.embed([line])
         vote = self.acts.vote(line, vector)

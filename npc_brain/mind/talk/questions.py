@@ -1,0 +1,285 @@
+"""Composers of questions: of fact (by facet: the NPC itself, its plans, its past,
+people, news, situations put to it), opinions and feelings."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from lemminflect import getAllLemmas
+
+from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
+from npc_brain.memory.retrieval import Weights
+from npc_brain.mind.talk.acts import Act, Facet
+from npc_brain.mind.talk.answers import key_terms, said_line
+from npc_brain.mind.talk.realise import first_person, sentence
+from npc_brain.mind.talk.relations import relationship
+from npc_brain.mind.talk.scene import (
+    CANDIDATES,
+    RELEVANT,
+    Answer,
+    Composer,
+    Scene,
+    doing_now,
+    dont_know,
+    has_plan,
+    own,
+    persona_said,
+    place_name,
+    planned,
+    relevant,
+    to_you,
+)
+
+NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
+
+
+NOTABLE = 6.0  # importance from which an event the NPC saw itself is news
+
+
+NEWS_DAYS = 7  # how old news may be, in game days
+
+
+async def _fact(scene: Scene) -> Answer:
+    heard = scene.heard
+    if heard.strangers and not heard.people and not await _mentioned(scene, heard.strangers[0]):
+        return Answer((f"I don't think I know anyone called {heard.strangers[0]}.",))
+    if heard.people:
+        return await _about_people(scene)
+    facet = heard.facet or Facet.WORLD
+    if facet == Facet.REACT:
+        return _react(scene)
+    if facet == Facet.SELF:
+        return await _about_self(scene)
+    if facet == Facet.NEWS and heard.when is None:
+        return await _news(scene)
+    if facet == Facet.PLANS or (heard.when is not None and heard.when.future(scene.now)):
+        return await _plans(scene)
+    return await _memories(scene)
+
+
+async def _opinion(scene: Scene) -> Answer:
+    if scene.heard.people:
+        answer = await _about_people(scene)
+        return Answer(answer.sentences, answer.grounds, answered=answer.answered)
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    for address in scene.heard.places:  # what it knows of the place asked about
+        name = place_name(address).removeprefix("the ")
+        about = [m for m in recalled if name.lower() in m.description.lower()]
+        if about:
+            said = (sentence(f"{name}? {scene.say(about[0])}"),)
+            return Answer(said, tuple(scene.grounds), answered=True)
+    found = await relevant(scene, recalled)
+    if found:
+        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+    return Answer(("I don't have much of an opinion on that.",))
+
+
+async def _feelings(scene: Scene) -> Answer:
+    kinds = [MemoryKind.REFLECTION, MemoryKind.THOUGHT, MemoryKind.OBSERVATION]
+    recalled = await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds)
+    concluded = [m for m in recalled if m.kind in (MemoryKind.REFLECTION, MemoryKind.THOUGHT)]
+    # what bears on the line; else what the NPC concluded about its life, nearest first
+    found = await relevant(scene, recalled) or concluded
+    if found:
+        return Answer(
+            ("I've been thinking about this.", scene.say(found[0])),
+            tuple(scene.grounds),
+            answered=True,
+        )
+    traits = persona_said(scene).get("traits")
+    return Answer(("Nothing much troubles me right now.", *([traits] if traits else [])))
+
+
+def _react(scene: Scene) -> Answer:
+    """What the NPC would do in the situation put to it: it sees to it (the model may
+    word how)."""
+    first = re.split(r"(?<=[.!?])\s", scene.heard.text, maxsplit=1)[0].rstrip(".!? ")
+    condition = re.search(r"\bif\b\s*(.+)", first, re.IGNORECASE)  # "What would you do if ..."
+    situation = _as_heard(condition[1] if condition else first)
+    return Answer((sentence(f"If {situation}, I'd see to it right away"),))
+
+
+_SECOND_TO_FIRST = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself"}
+
+
+_BE_AFTER_I = {"are": "am", "were": "was", "'re": "'m"}
+
+
+def _as_heard(text: str) -> str:
+    """A line put to the NPC in the second person, as the NPC says it back ("Your cart
+    has lost a wheel" -> "my cart has lost a wheel"; "you are" -> "I am")."""
+    words = re.findall(r"[\w']+|[^\w\s]", text.replace("’", "'"))
+    out: list[str] = []
+    for i, word in enumerate(words):
+        low = word.lower()
+        if low in ("you're",):
+            out.append("I'm")
+        elif low in _SECOND_TO_FIRST:
+            following = words[i + 1].lower() if i + 1 < len(words) else ""
+            subject = not out or _verb_form(following)  # "you are", "while you sail"
+            out.append("me" if low == "you" and not subject else _SECOND_TO_FIRST[low])
+        elif out and out[-1] == "I" and low in _BE_AFTER_I:
+            out.append(_BE_AFTER_I[low])
+        else:
+            out.append(word)
+    joined = re.sub(r" ([,.!?;:])", r"\1", " ".join(out)).replace(" '", "'")
+    first = out[0] if out else ""
+    if first == "I" or (first.istitle() and key_terms(first) and not getAllLemmas(first.lower())):
+        return joined  # "I", or a name
+    return joined[:1].lower() + joined[1:]
+
+
+async def _about_self(scene: Scene) -> Answer:
+    """Who the NPC is (its name and what it does), or the sentence of its persona the
+    line asks about (age, home, routine, doing); a memory of its own past when that is
+    nearer the line than any of them ("Who taught you your trade?")."""
+    p = scene.agent.persona
+    said = {"name": f"My name is {p.name}.", **persona_said(scene)}
+    if p.age:
+        said["age"] = f"I'm {p.age} years old."
+    if p.home_address:
+        said["home"] = sentence(f"I live at {place_name(p.home_address)}")
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    own = [m for m in recalled if own(m, scene)]
+    texts = [*said.values(), *(m.description for m in own)]
+    vectors = await scene.embed(texts)
+    likeness = vectors @ scene.heard.vector
+    asked = key_terms(scene.heard.text) - key_terms(scene.me)
+    # what shares most of the line's words, then what is nearest it in meaning
+    rank = [(len(asked & key_terms(t)), float(x)) for t, x in zip(texts, likeness, strict=True)]
+    eligible = [i for i in range(len(texts)) if i < len(said) or rank[i][0]]  # memories: a word
+    best = max(eligible, key=lambda i: rank[i])
+    if best >= len(said):  # a memory of its own past ("Who taught you your trade?")
+        return Answer((scene.say(own[best - len(said)]),), tuple(scene.grounds), answered=True)
+    key = list(said)[best]
+    if key in WHO:  # who it is: its name and what it does
+        chosen = [said["name"], *([said["identity"]] if "identity" in said else [])]
+    else:
+        chosen = [texts[best]]
+    return Answer(tuple(chosen), tuple(chosen), answered=True)
+
+
+WHO = ("name", "identity", "traits")  # persona sentences that answer "who are you?"
+
+
+async def _about_people(scene: Scene) -> Answer:
+    named = scene.heard.people[0]
+    name = scene.people[named]
+    view = relationship(scene.world, scene.agent.agent_id, named)
+    recalled = await scene.recall(f"{name} {scene.heard.text}", CANDIDATES)
+    first = name.split()[0].lower()
+    about = [m for m in recalled if m.subject == named or first in m.description.lower()]
+    found = await relevant(scene, about, floor=0.0)
+    if found:
+        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+    if view:
+        return Answer((first_person(view, scene.me, scene.speaker),), (view,), answered=True)
+    return Answer((f"I don't know much about {name}.",))
+
+
+async def _news(scene: Scene) -> Answer:
+    """News about what the line names ("any news about the gate?"), else the news that
+    mattered most lately: what someone told the NPC, or an event it saw that mattered."""
+    kinds = [MemoryKind.OBSERVATION, MemoryKind.DIALOGUE]
+    about = await relevant(scene, await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds))
+    if about:
+        return Answer((scene.say(about[0]),), tuple(scene.grounds), answered=True)
+    recalled = await scene.recall(scene.heard.text, CANDIDATES, NEWS_WEIGHTS, kinds=kinds)
+    news = [m for m in recalled if _newsworthy(m, scene)]
+    if news:
+        return Answer((scene.say(news[0]),), tuple(scene.grounds), answered=True)
+    doing = doing_now(scene)
+    return Answer(("Nothing much, it's been quiet.", *([doing] if doing else [])))
+
+
+async def _plans(scene: Scene) -> Answer:
+    when = scene.heard.when
+    kinds = [MemoryKind.PLAN, MemoryKind.OBSERVATION, MemoryKind.DIALOGUE]
+    recalled = await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds)
+    bearing = await relevant(scene, recalled)
+    found = [m for m in bearing if own(m, scene)] or bearing  # its own plans first
+    if not found and to_you(scene.heard.text):  # asked its plans: the plans it made
+        found = [m for m in recalled if m.kind == MemoryKind.PLAN and own(m, scene)]
+    if found and (when is None or not has_plan(scene)):
+        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+    plan = planned(scene, when.start + HALF_HOUR if when else scene.now)
+    if plan:
+        return Answer((plan,), (plan,), answered=True)
+    routine = persona_said(scene).get("routine") or persona_said(scene).get("doing")
+    if routine and to_you(scene.heard.text):
+        return Answer((routine,), (routine,), answered=True)
+    if not to_you(scene.heard.text):
+        return Answer((dont_know(scene),))
+    return Answer(("I haven't made any plans yet.",))
+
+
+HALF_HOUR = 1800.0
+
+
+async def _memories(scene: Scene) -> Answer:
+    when = scene.heard.when
+    after, before = (when.start, when.end) if when else (None, None)
+    recalled = await scene.recall(
+        scene.heard.text, CANDIDATES, created_after=after, created_before=before
+    )
+    found = await relevant(scene, recalled) or (recalled[:1] if when else [])
+    if found:
+        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+    persona = await _persona_match(scene)
+    if persona:
+        return Answer((persona,), (persona,), answered=True)
+    concluded = [m for m in recalled if m.kind in (MemoryKind.REFLECTION, MemoryKind.THOUGHT)]
+    if concluded and to_you(scene.heard.text):  # what it concluded of its own life
+        return Answer((scene.say(concluded[0]),), tuple(scene.grounds), answered=True)
+    if when is not None:
+        return Answer((sentence(f"I don't remember anything special about {when.phrase}"),))
+    return Answer((dont_know(scene),))
+
+
+def _verb_form(word: str) -> bool:
+    """Whether a word is a finite verb or an auxiliary ("are", "sail", "can")."""
+    lemmas = getAllLemmas(word)
+    return "VERB" in lemmas or "AUX" in lemmas
+
+
+async def _mentioned(scene: Scene, name: str) -> bool:
+    """Whether a memory of the NPC names `name` (a name nobody of the world has, and no
+    place it knows: someone or something it heard of)."""
+    return scene.world.stream(scene.agent.agent_id).mentions(name)
+
+
+async def _persona_match(scene: Scene) -> str:
+    """The sentence of the persona that bears on the line, if one does."""
+    texts = list(persona_said(scene).values())
+    if not texts:
+        return ""
+    vectors = await scene.embed(texts)
+    likeness = vectors @ scene.heard.vector
+    best = int(np.argmax(likeness))
+    return texts[best] if float(likeness[best]) >= RELEVANT else ""
+
+
+def _newsworthy(memory: MemoryRecord, scene: Scene) -> bool:
+    """News for the speaker: told by someone else (not the speaker), or an event the NPC
+    saw that mattered (not a sighting of someone: "Maria is talking with Sam" is no
+    news); not a line the two said to each other."""
+    if memory.source.agent_id == scene.speaker_id:
+        return False
+    if memory.source.kind == SourceKind.SEEN and memory.subject:
+        return False
+    line = said_line(memory.description)
+    if line is not None and scene.speaker and scene.speaker in (line[0], line[1]):
+        return False
+    told = memory.source.kind in (SourceKind.HEARD, SourceKind.TOLD)
+    recent = scene.now - memory.created <= NEWS_DAYS * 24 * 3600.0
+    return recent and (
+        told or (memory.importance >= NOTABLE and memory.source.kind != SourceKind.AUTHOR)
+    )
+
+
+QUESTIONS: dict[Act, Composer] = {
+    Act.FACT: _fact,
+    Act.OPINION: _opinion,
+    Act.FEELINGS: _feelings,
+}

@@ -1,0 +1,232 @@
+"""What a composer reads and returns: the Scene (the NPC answering, who speaks to it,
+the line as understood, the mind's recall) and the Answer, with what every composer
+shares: which memories bear on the line, the NPC's own, its persona as sentences, its
+plan, and places as they are said."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from lemminflect import getAllLemmas, getInflection
+from numpy.typing import NDArray
+
+from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
+from npc_brain.memory.retrieval import Weights
+from npc_brain.mind.plan.affordances import parts
+from npc_brain.mind.plan.planner import block_at
+from npc_brain.mind.talk.answers import key_terms, said_line, ungreeted
+from npc_brain.mind.talk.realise import first_person, persona_sentences, reported, sentence
+from npc_brain.mind.talk.understand import Heard
+from npc_brain.mind.world import World
+from npc_brain.persona import AgentRecord
+
+# MiniLM cosine from which a memory bears on a question: questions that memories answer
+# scored 0.51-0.83 with them, unrelated questions 0.30-0.32 (bench/interview.py's set).
+RELEVANT = 0.4
+
+
+RELATED = 0.25  # with a content word in common, or inside the time asked about
+
+
+# A question asked: what bears on it, whenever it happened (the paper's equal weights
+# bury a week-old fact under this morning's: they stay for planning and reacting).
+ASKED_WEIGHTS = Weights(0.1, 0.2, 1.0)
+
+
+CANDIDATES = 12
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the NPC says (sentences, in its own voice), what they rest on (memories'
+    and facts' texts), whether it ends the conversation, whether it states a fact the
+    line asked for (`answered`), and whether the model may add a sentence (`worded`:
+    after small talk only, where what is said matters less than that something is; after
+    a fact, an opinion or a reaction the 135M model's sentence was as often a non
+    sequitur as not, in bench.interview's answers)."""
+
+    sentences: tuple[str, ...]
+    grounds: tuple[str, ...] = ()
+    ends: bool = False
+    answered: bool = False
+    worded: bool = False
+
+    @property
+    def text(self) -> str:
+        return " ".join(s for s in self.sentences if s)
+
+
+Recall = Callable[..., Awaitable[list[MemoryRecord]]]
+
+
+Embed = Callable[[Sequence[str]], Awaitable[NDArray[np.float32]]]
+
+
+@dataclass
+class Scene:
+    """What a composer reads: the world, the NPC answering, who speaks to it (`speaker`:
+    its full name, '' for a player the world does not know), the game time, the line as
+    understood, the world's other people (id -> full name) and the places the NPC knows;
+    `recall` and `embed` are the mind's own (recall only what may be told the speaker)."""
+
+    world: World
+    agent: AgentRecord
+    speaker_id: str
+    speaker: str
+    now: GameTime
+    heard: Heard
+    people: dict[str, str]
+    places: list[str]
+    recall: Recall
+    embed: Embed
+    grounds: list[str] = field(default_factory=list)
+
+    @property
+    def me(self) -> str:
+        return self.agent.persona.name
+
+    def say(self, memory: MemoryRecord) -> str:
+        """A memory as the NPC says it to the speaker: its own doings in the first
+        person, the speaker's in the second, others' as told, with who told it."""
+        self.grounds.append(memory.description)
+        text = memory.description
+        teller = self.people.get(memory.source.agent_id, "")
+        told = memory.source.kind in (SourceKind.HEARD, SourceKind.TOLD)
+        if told and teller and said_line(text) is None and teller not in text:
+            return sentence(f"{teller} told me that {_lowered(text)}")
+        if line := said_line(text):  # the greeting in it was for its listener only
+            speaker, listener, words = line[0], line[1], ungreeted(line[2])
+            if listener == self.me and speaker != self.me:  # "Tomas told me he's selling"
+                first = re.split(r"(?<=[.!?])\s+", words, maxsplit=1)[0]  # what it told
+                return reported(speaker, first, "me", self.pronoun_of(speaker))
+            text = f'{speaker} said to {listener}: "{words}"'
+        persona = self.agent.persona
+        return first_person(
+            text, self.me, self.speaker, persona.pronoun if persona.pronouns else ""
+        )
+
+    def pronoun_of(self, name: str) -> str:
+        """How the NPC speaks of the agent called `name` ("they" if none is)."""
+        for agent_id, full in self.people.items():
+            if full == name and (other := self.world.store.get_agent(agent_id)) is not None:
+                return other.persona.pronoun
+        return "they"
+
+
+Composer = Callable[[Scene], Awaitable[Answer]]
+
+
+async def relevant(
+    scene: Scene, memories: Sequence[MemoryRecord], floor: float = RELATED
+) -> list[MemoryRecord]:
+    """The memories that bear on the line, best first: cosine at least RELEVANT, or at
+    least `floor` with a content word of the line (names of the two talking aside)."""
+    if not memories:
+        return []
+    vectors = await scene.embed([m.description for m in memories])
+    likeness = vectors @ scene.heard.vector
+    asked = key_terms(scene.heard.text) - key_terms(f"{scene.me} {scene.speaker}")
+    scored = []
+    for memory, score in zip(memories, likeness, strict=True):
+        shared = len(asked & key_terms(memory.description))
+        if score >= RELEVANT or (shared and score >= floor):
+            scored.append((float(score) + 0.05 * shared, memory))
+    scored.sort(key=lambda pair: -pair[0])
+    return [m for _, m in scored]
+
+
+def own(memory: MemoryRecord, scene: Scene) -> bool:
+    """A memory of the NPC's own doings or plans."""
+    first = scene.me.split()[0]
+    return memory.kind == MemoryKind.PLAN or memory.description.startswith((scene.me, first))
+
+
+def persona_said(scene: Scene) -> dict[str, str]:
+    """The NPC's persona as it says it: identity, traits, routine, doing (realise.py)."""
+    p = scene.agent.persona
+    return persona_sentences(p.name, p.learned, p.innate, p.lifestyle, p.currently)
+
+
+def priced(memory: MemoryRecord) -> bool:
+    """A memory that says a number: a price, where it says what the NPC sells."""
+    return any(c.isdigit() for c in memory.description)
+
+
+def has_plan(scene: Scene) -> bool:
+    """Whether the NPC has a day plan to read."""
+    return scene.world.mind(scene.agent.agent_id).plan is not None
+
+
+def planned(scene: Scene, moment: GameTime) -> str:
+    """What today's plan has the NPC do at `moment` (the same hour, for another day)."""
+    mind = scene.world.mind(scene.agent.agent_id)
+    if mind.plan is None or mind.plan_day is None:
+        return ""
+    day_seconds = (moment - mind.plan_day) % (24 * 3600.0)
+    block, _, _ = block_at(mind.plan, mind.plan_day, mind.plan_day + day_seconds)
+    at = clock_of(moment)
+    same_day = mind.plan_day <= moment < mind.plan_day + 24 * 3600.0
+    later = "" if same_day else " as usual"
+    return sentence(f"At {at} I'll be {progressive(block.activity)}{later}")
+
+
+def doing_now(scene: Scene) -> str:
+    mind = scene.world.mind(scene.agent.agent_id)
+    if mind.action is not None and mind.action.description:
+        return sentence(f"I'm {progressive(mind.action.description)} right now")
+    return persona_said(scene).get("doing", "")
+
+
+def progressive(activity: str) -> str:
+    """An activity as it follows "I'm" or "I'll be": its first word's -ing form when it
+    is a verb in the base form ("open the forge" -> "opening the forge")."""
+    first, _, rest = activity.strip().partition(" ")
+    low = first.lower()
+    lemmas = getAllLemmas(low, upos="VERB").get("VERB", ())
+    if low in lemmas and (ing := getInflection(low, tag="VBG")):
+        return f"{ing[0]} {rest}".strip()
+    return activity.strip()
+
+
+def clock_of(moment: GameTime) -> str:
+    at = dt.datetime.fromtimestamp(moment, dt.UTC)
+    hour = at.hour % 12 or 12
+    half = "am" if at.hour < 12 else "pm"
+    return f"{hour} {half}" if not at.minute else f"{hour}:{at.minute:02d} {half}"
+
+
+def place_name(address: str) -> str:
+    """A place as said: its area ('the Red Boar Tavern', 'the gatehouse')."""
+    named = parts(address) or [address]
+    area = named[0]
+    if area.lower().startswith("the ") or "'s " in area:
+        return area
+    return f"the {area}"
+
+
+def dont_know(scene: Scene) -> str:
+    """That the NPC does not know, about what was asked: the place, person or thing it
+    names, else "that"."""
+    named = [place_name(p) for p in scene.heard.places] + list(scene.heard.strangers)
+    return sentence(f"I'm afraid I don't know anything about {named[0] if named else 'that'}")
+
+
+_YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
+
+
+def to_you(text: str) -> bool:
+    """Whether a line asks about the NPC itself (it says "you" or "your")."""
+    return any(w.strip("?.!,'") in _YOU for w in text.lower().split())
+
+
+def _lowered(text: str) -> str:
+    """A sentence to follow "that": its first letter lowercase when its first word is an
+    English word (not "I", not a name)."""
+    first = text.split(" ", 1)[0]
+    if first == "I" or not getAllLemmas(first.lower()):
+        return text.rstrip(".")
+    return (text[:1].lower() + text[1:]).rstrip(".")
