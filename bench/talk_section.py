@@ -53,6 +53,7 @@ def baseline_code(folder: Path) -> Path:
     ).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
+    (folder / "models").symlink_to(REPO / "models")  # the models beside the package
     return folder
 
 
