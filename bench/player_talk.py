@@ -177,17 +177,23 @@ async def run(split: str, settings_overrides: dict[str, Any]) -> list[dict[str, 
                 setting = by_id[line["setting"]]
                 now = _time(setting["start"]) + 60 * len(results)
                 started = time.perf_counter()
-                streamed, final = "", None
-                async for event in brain.converse(
-                    setting["id"], line["npc"], now, PLAYER, line["line"]
-                ):
-                    if isinstance(event, str):
-                        streamed += event
-                    else:
-                        final = event
-                assert final is not None
+                streamed, final, error = "", None, ""
+                try:
+                    async for event in brain.converse(
+                        setting["id"], line["npc"], now, PLAYER, line["line"]
+                    ):
+                        if isinstance(event, str):
+                            streamed += event
+                        else:
+                            final = event
+                except Exception as exc:  # what a client sees as INTERNAL
+                    error = f"{type(exc).__name__}: {exc}"
                 seconds = time.perf_counter() - started
-                ok, failed = judge(line, final.text, final.end_conversation)
+                text = final.text if final is not None else ""
+                ends = final.end_conversation if final is not None else False
+                ok, failed = judge(line, text, ends)
+                if error:
+                    ok, failed = False, [f"INTERNAL ({error})"]
                 results.append(
                     {
                         "id": line["id"],
@@ -196,11 +202,12 @@ async def run(split: str, settings_overrides: dict[str, Any]) -> list[dict[str, 
                         "line": line["line"],
                         "act": line["act"],
                         "got_act": getattr(final, "act", ""),
-                        "reply": final.text,
+                        "reply": text,
                         "streamed": streamed,
-                        "ends": final.end_conversation,
+                        "ends": ends,
                         "ok": ok,
                         "failed": failed,
+                        "internal": bool(error),
                         "seconds": seconds,
                         "paraphrase_of": line.get("paraphrase_of", ""),
                         "expect": line.get("expect", {}),
@@ -237,6 +244,7 @@ def summary(results: Sequence[dict[str, Any]]) -> dict[str, float]:
         "paraphrases_right": sum(r["ok"] for r in paraphrases) / max(1, len(paraphrases)),
         "farewells_end": sum(r["ends"] for r in farewells) / max(1, len(farewells)),
         "streamed_is_final": sum(r["streamed"] == r["reply"] for r in rows) / n,
+        "internal": sum(r.get("internal", False) for r in rows),
         "p95_seconds": seconds[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,
         "p50_seconds": statistics.median(seconds) if seconds else 0.0,
     }

@@ -63,67 +63,62 @@ def rows(split: str = "test") -> list[Row]:
     now = arm(split, None)
     write_transcript(now, before)
     a, b = summary(now), summary(before)
-    n = a["lines"]
 
     def pct(x: float) -> str:
         return f"{100 * x:.0f}%"
 
+    def row(measure: str, ours: str, theirs: str, target: str) -> Row:
+        return Row("talk", measure, ours, theirs, "", target)
+
     return [
-        Row(
-            "talk",
-            f"act classified right ({split} split, {n} lines)",
+        row(
+            f"act classified right ({split} split, {a['lines']} lines)",
             pct(a["act_right"]),
             "no acts",
-            "",
+            ">= 90%",
         ),
-        Row(
-            "talk",
+        row(
             "replies acceptable by the line's rule",
             pct(a["acceptable"]),
             pct(b["acceptable"]),
-            f"{a['acceptable'] - b['acceptable']:+.0%}",
+            ">= 85%",
         ),
-        Row(
-            "talk",
+        row(
             "stock 'I'm not sure' to a line not a question of fact",
             f"{a['stock_not_fact']:.0f}",
             f"{b['stock_not_fact']:.0f}",
-            "",
+            "0",
         ),
-        Row(
-            "talk",
+        row(
             "another's fact said as one's own (trap lines)",
             f"{a['others_fact_as_own']:.0f}",
             f"{b['others_fact_as_own']:.0f}",
-            "",
+            "0",
         ),
-        Row(
-            "talk",
+        row(
             "paraphrased questions answered right",
             pct(a["paraphrases_right"]),
             pct(b["paraphrases_right"]),
-            "",
+            ">= 90%",
         ),
-        Row(
-            "talk",
+        row(
             "farewells that end the conversation",
             pct(a["farewells_end"]),
             pct(b["farewells_end"]),
-            "",
+            ">= 95%",
         ),
-        Row(
-            "talk",
+        row(
             "streamed text equal to the final text",
             pct(a["streamed_is_final"]),
             pct(b["streamed_is_final"]),
-            "",
+            "100%",
         ),
-        Row(
-            "talk",
+        row("Converse failing with INTERNAL", f"{a['internal']:.0f}", f"{b['internal']:.0f}", "0"),
+        row(
             "whole reply, p50 / p95 (idle)",
             f"{a['p50_seconds']:.2f} / {a['p95_seconds']:.2f} s",
             f"{b['p50_seconds']:.2f} / {b['p95_seconds']:.2f} s",
-            f"{b['p95_seconds'] / max(a['p95_seconds'], 1e-6):.1f}x",
+            "p95 <= 2.5 s",
         ),
     ]
 

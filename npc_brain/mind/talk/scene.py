@@ -18,7 +18,7 @@ from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceK
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
-from npc_brain.mind.talk.answers import key_terms, said_line, ungreeted
+from npc_brain.mind.talk.answers import key_terms, retold, said_line, ungreeted
 from npc_brain.mind.talk.realise import first_person, persona_sentences, reported, sentence
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
@@ -100,9 +100,11 @@ class Scene:
             return sentence(f"{teller} told me that {_lowered(text)}")
         if line := said_line(text):  # the greeting in it was for its listener only
             speaker, listener, words = line[0], line[1], ungreeted(line[2])
-            if listener == self.me and speaker != self.me:  # "Tomas told me he's selling"
+            if listener == self.me and speaker != self.me:
+                if '"' in words:  # a line passed on: 'Maria told me that Tomas said: "..."'
+                    return retold(speaker, "me", words)
                 first = re.split(r"(?<=[.!?])\s+", words, maxsplit=1)[0]  # what it told
-                return reported(speaker, first, "me", self.pronoun_of(speaker))
+                return reported(speaker, first, "me", self.pronoun_of(speaker))  # "he's"
             text = f'{speaker} said to {listener}: "{words}"'
         persona = self.agent.persona
         return first_person(
