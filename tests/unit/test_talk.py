@@ -213,3 +213,9 @@ def test_a_games_own_act_examples_join_the_shipped_ones(tmp_path: Path) -> None:
 
 def test_every_act_has_its_composer() -> None:
     assert set(COMPOSERS) == set(Act)
+
+
+def test_who_it_is_is_said_by_an_npc_with_a_past(tmp_path: Path) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    _, reply = said(brain, "thornbury", "bram", "What's your name?")
+    assert reply.text.startswith("My name is Bram Holt."), reply.text

@@ -141,8 +141,8 @@ async def _about_self(scene: Scene) -> Answer:
     if p.home_address:
         said["home"] = sentence(f"I live at {place_name(p.home_address)}")
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
-    own = [m for m in recalled if own(m, scene)]
-    texts = [*said.values(), *(m.description for m in own)]
+    mine = [m for m in recalled if own(m, scene)]
+    texts = [*said.values(), *(m.description for m in mine)]
     vectors = await scene.embed(texts)
     likeness = vectors @ scene.heard.vector
     asked = key_terms(scene.heard.text) - key_terms(scene.me)
@@ -151,7 +151,7 @@ async def _about_self(scene: Scene) -> Answer:
     eligible = [i for i in range(len(texts)) if i < len(said) or rank[i][0]]  # memories: a word
     best = max(eligible, key=lambda i: rank[i])
     if best >= len(said):  # a memory of its own past ("Who taught you your trade?")
-        return Answer((scene.say(own[best - len(said)]),), tuple(scene.grounds), answered=True)
+        return Answer((scene.say(mine[best - len(said)]),), tuple(scene.grounds), answered=True)
     key = list(said)[best]
     if key in WHO:  # who it is: its name and what it does
         chosen = [said["name"], *([said["identity"]] if "identity" in said else [])]
