@@ -23,6 +23,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -616,10 +617,14 @@ def run_call(server: FuzzServer, call: Call) -> Outcome:
 
 
 def run(
-    server: FuzzServer, calls: Iterable[Call], progress: IO[str] | None = None
+    server: FuzzServer,
+    calls: Iterable[Call],
+    progress: IO[str] | None = None,
+    outcomes: list[Outcome] | None = None,
 ) -> list[Outcome]:
-    """Runs the calls in order on the server (restarting it when it dies)."""
-    outcomes: list[Outcome] = []
+    """Runs the calls in order on the server (restarting it when it dies); each outcome
+    is appended to `outcomes` (a new list by default) as it comes, which is returned."""
+    outcomes = [] if outcomes is None else outcomes
     started = time.perf_counter()
     for call in calls:
         outcome = run_call(server, call)
@@ -729,6 +734,10 @@ def replay_calls(seed: int, index: int) -> list[Call]:
     return [c for c in calls if c.agent_key == target.agent_key]
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.talk_fuzz", description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
@@ -744,8 +753,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         calls = replay_calls(args.seed, args.replay)
     else:
         calls = list(Generator(args.seed).calls(args.calls))
+    outcomes: list[Outcome] = []
+    interrupted = False
+    signal.signal(signal.SIGTERM, _interrupt)  # a killed run still reports what it saw
     try:
-        outcomes = run(server, calls, progress=sys.stdout)
+        run(server, calls, progress=sys.stdout, outcomes=outcomes)
+    except KeyboardInterrupt:
+        interrupted = True
+        print(f"\ninterrupted after {len(outcomes)} of {len(calls)} calls")
     finally:
         server.stop()
     print()
@@ -758,7 +773,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\ndata and server log kept in {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if failures else 0
+    return 1 if failures else 130 if interrupted else 0
 
 
 if __name__ == "__main__":

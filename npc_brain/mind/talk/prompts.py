@@ -32,7 +32,6 @@ REPLY_SCHEMA: dict[str, Any] = {
 }
 # The characters of a reply that begins with a given opening (reply_schema).
 _SPOKEN = "A-Za-z0-9 ,.;:'!?-"
-OPENING_WORDS = 4
 _REPLY_BODY = 120  # the longest reply after its opening, but for its end mark
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -49,22 +48,6 @@ def reply_schema(opening: str = "") -> dict[str, Any]:
     rest = more if opening[-1] in ".!?" else f"([.!?]|{more})"
     utterance = {"type": "string", "pattern": f"^{literal}{rest}$"}
     return {**REPLY_SCHEMA, "properties": {**REPLY_SCHEMA["properties"], "utterance": utterance}}
-
-
-def opening_of(answer: str, words: int = OPENING_WORDS) -> str:
-    """The first words of a planned answer that a reply starts with: up to `words`,
-    ending after the first that ends a clause, and before any character that is not
-    plain speech ('Klaus told me: "I am' -> 'Klaus told me:')."""
-    plain = re.match(f"[{_SPOKEN}]*", answer)
-    speech = plain[0] if plain else ""
-    if len(speech) < len(answer) and not answer[len(speech)].isspace():
-        speech = speech.rsplit(" ", 1)[0] if " " in speech else ""  # "I met Jos|é": no "Jos"
-    taken: list[str] = []
-    for word in speech.split()[:words]:
-        taken.append(word)
-        if word[-1] in ",.;:!?":
-            break
-    return " ".join(taken)
 
 
 @dataclass(frozen=True)
@@ -88,31 +71,6 @@ def reply_messages(
         f"using what you remember. Answer with JSON."
     )
     return [Message("system", system), Message("user", f"{speaker_name}: {utterance}")]
-
-
-def fact_messages(
-    persona: Persona,
-    now: GameTime,
-    facts: Sequence[str],
-    speaker_name: str,
-    utterance: str,
-) -> list[Message]:
-    """A reply's prompt that gives the facts it should rest on (or says there are none).
-    What changes from one reply to the next (the time, the facts) comes last, so the
-    persona and the instructions (marked lasting) stay evaluated between two replies to
-    the same speaker (prompt reuse: the next reply's first token comes sooner)."""
-    known = "\n".join(f"- {fact}" for fact in facts) or "- (nothing about this)"
-    system = (
-        f"You are {persona.name}.\n{persona.describe()}\n\n"
-        f"Stay in character. Answer {speaker_name} in one or two short sentences, in "
-        f"your own words, using what you know below. If you know nothing about it, say "
-        f"so. Answer with JSON.\n\nIt is {clock(now)}.\n"
-        f"What you know that bears on this:\n{known}"
-    )
-    return [
-        Message("system", system, lasting=2),  # the persona and the instructions
-        Message("user", f"{speaker_name}: {utterance}"),
-    ]
 
 
 def stream_reply(
