@@ -98,8 +98,10 @@ async def build(brain: Brain, setting: dict[str, Any]) -> None:
         for ware in npc.get("wares", []):
             item = ware["item"]
             article = "an" if item[:1].lower() in "aeiou" else "a"
+            article = "" if item.lower().startswith(("the ", "a ", "an ")) else article
             currency = setting.get("currency", "")
-            text = f"{name} sells {article} {item} for {ware['price']} {currency}".rstrip()
+            text = f"{name} sells {article} {item} for {ware['price']} {currency}"
+            text = " ".join(text.split())
             source = Source(SourceKind.AUTHOR)
             await brain.add_memory(
                 world,
