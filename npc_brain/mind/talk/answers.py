@@ -27,7 +27,8 @@ _STOPWORDS = (
 )
 _STOP = frozenset(_STOPWORDS.split())
 # Out of character: the model speaking as what it is ("I'm not a human. I'm a virtual
-# character created to explore the world of storytelling.", Maria in the default demo).
+# character created to explore the world of storytelling.", said by a guest in the default
+# demo).
 _OUT_OF_CHARACTER = re.compile(
     r"\b(?:I'?m|I am) (?:not a (?:real )?(?:human|person)|an? (?:AI|chatbot|bot|robot|"
     r"assistant|virtual|computer program|language model|artificial))"
@@ -36,21 +37,21 @@ _OUT_OF_CHARACTER = re.compile(
 )
 _ROLE_TAG = re.compile(
     r"(^|\s)(?:[A-Z]|Q|A|User|Assistant|System|Human)\s*:\s"
-    r"|^[A-Z][a-z]+(?: [A-Z][a-z]+)?:\s",  # a speaker's name as a tag: "Isabella Rodriguez: Hi"
+    r"|^[A-Z][a-z]+(?: [A-Z][a-z]+)?:\s",  # a speaker's name as a tag: "Vera Holt: Hi"
     re.MULTILINE,
 )
-_LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Isabella is planning ..."
+_LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Vera is planning ..."
 # A line the length limit cut: an end mark after a comma or a space, after a lone capital
 # letter, a dash or a slash, or after a word that cannot end a sentence ("... from 5 pm
-# to !", "... and a .", "You know,?", "a party at Hobbs C.", "from 5-?"), or a colon
-# with nothing after it ("Maria Lopez said:").
+# to !", "... and a .", "You know,?", "a feast at the Red B.", "from 5-?"), or a colon
+# with nothing after it ("Bram Ashford said:").
 _CUT_OFF = re.compile(
     r"(?:[,;:]|\s)[.!?]+$|\s[B-HJ-Z][.!]+$|\w[-–/][.!?]*$|:$"
     r"|\b(?:[Aa]n?|[Tt]he|[Aa]nd|[Oo]r|[Bb]ut|[Mm]y|[Yy]our|[Tt]heir|[Oo]ur|[Oo]f|[Ff]rom|[Aa]t"
     r"|I|I'm|I')[.!]+$"
 )
 _LINE = re.compile(r'^([^"]+?) said to ([^"]+?): "(.*)"$', re.DOTALL)  # a dialogue memory
-# A line passed on: 'Klaus told me: "..."', or 'Klaus told me that Isabella said: "..."'.
+# A line passed on: 'Bram told me: "..."', or 'Bram told me that Vera said: "..."'.
 _PASSED_ON = re.compile(
     r'^(?:(?:Hi|Hello|Hey) [^,!]+[,!] )?([^":]+?) told me(?: that ([^":]+?) said)?: "(.*?)"?$',
     re.DOTALL,
@@ -105,7 +106,7 @@ def degenerate(text: str, persona: Persona) -> str | None:
 def broken(text: str) -> str | None:
     """Why a line is broken, however short: a role tag, out of character ("I'm not a
     human"), markup or JSON, cut off by the length limit, number soup, a repetition loop
-    ("Sam Moore, Sam Moore, ..."); or None."""
+    ("Bram Ashford, Bram Ashford, ..."); or None."""
     return garbled(text, whole=True)
 
 
@@ -143,14 +144,14 @@ _DENIALS = re.compile(
 
 def denies(text: str) -> bool:
     """Whether a reply says the agent knows nothing of it ("I'm not sure", "no one has
-    been running for mayor"): honest without facts, false with them."""
+    been selling a boat"): honest without facts, false with them."""
     return _DENIALS.search(text.replace("’", "'")) is not None
 
 
 def unfounded(text: str, texts: Sequence[str], people: Sequence[str]) -> list[str]:
     """The people of the town (full names) a reply names that none of the `texts` it
-    rests on names (the facts, the question, the persona): "Mei Lin, the Mayor of the
-    Ville", from facts that name Sam and Maria."""
+    rests on names (the facts, the question, the persona): "Tomas Reyes, the captain of
+    the Gull", from facts that name Bram and Vera."""
     by_name = dict(zip(people, people, strict=True))
     at_hand = set(names_in(" ".join(texts), by_name))
     return [name for name in names_in(text, by_name) if name not in at_hand]
@@ -197,17 +198,17 @@ def said_line(text: str) -> tuple[str, str, str] | None:
 
 
 def passed_on(words: str) -> tuple[str, str, str] | None:
-    """(teller, origin, quoted words) of a line that passes on what someone said ('Sam
-    told me that Isabella said: "I am ..."': Sam, Isabella, 'I am ...'; 'Isabella told
-    me: "..."': Isabella twice), else None."""
+    """(teller, origin, quoted words) of a line that passes on what someone said ('Bram
+    told me that Vera said: "I am ..."': Bram, Vera, 'I am ...'; 'Vera told
+    me: "..."': Vera twice), else None."""
     match = _PASSED_ON.match(words.strip())
     return None if match is None else (match[1], match[2] or match[1], match[3])
 
 
 def retold(teller: str, hearer: str, words: str) -> str:
     """What `teller` told `hearer` ("me", a name), passed on with one pair of quotes
-    whatever the hops: the words' own origin is named, not quoted again ('Sam told me
-    that Isabella said: "I am ..."', not 'Sam told me: "Isabella told me: "I am ...""')."""
+    whatever the hops: the words' own origin is named, not quoted again ('Bram told me
+    that Vera said: "I am ..."', not 'Bram told me: "Vera told me: "I am ...""')."""
     if (inner := passed_on(words)) is not None:
         return f'{teller} told {hearer} that {inner[1]} said: "{_ended(inner[2])}"'
     return f'{teller} told {hearer}: "{_ended(words)}"'
@@ -225,7 +226,7 @@ def said_words(text: str) -> str:
 
 
 def ungreeted(text: str) -> str:
-    """A line without the greeting it opened with ("Hi Maria! I am ..." -> "I am ..."):
+    """A line without the greeting it opened with ("Hi Vera! I am ..." -> "I am ..."):
     passed on, the greeting is the wrong person's."""
     rest = _OPENING_GREETING.sub("", text, count=1)
     return rest[:1].upper() + rest[1:] if rest else text

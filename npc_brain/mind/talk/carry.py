@@ -3,7 +3,7 @@ gives away one the listener may not be told, and how a source chain is said. Pur
 
 A line carries a memory when their embeddings are close (cosine >= CARRIES) and they
 share a content word besides the people's names and the town's places (`place_terms`:
-"a regular at Hobbs Cafe" passes nothing on of a party there); a dialogue memory is
+"a regular at the Red Boar" passes nothing on of a feast there); a dialogue memory is
 compared by the words quoted in it. A line reveals a withheld memory when it says two
 of the memory's content words that the conversation had not brought up (one, if it has
 only one, or if the conversation touched the memory's subject: a content word of it
@@ -47,7 +47,7 @@ def name_terms(names: Sequence[str]) -> set[str]:
 
 
 def place_terms(addresses: Sequence[str]) -> set[str]:
-    """The words of places' addresses ("the Ville:Hobbs Cafe:cafe"), which any line about
+    """The words of places' addresses ("Oakvale:Red Boar:tavern"), which any line about
     the town may say."""
     return key_terms(" ".join(addresses).replace(":", " "))
 
@@ -97,7 +97,7 @@ def reveals(
 
 def source_sentence(chain: Sequence[str]) -> str:
     """How a holder names its source chain (names, the first holder first, the holder
-    itself last): "I heard it from Klaus, who heard it from Isabella."."""
+    itself last): "I heard it from Bram, who heard it from Vera."."""
     tellers = list(reversed(chain[:-1]))
     if not tellers:
         return ""

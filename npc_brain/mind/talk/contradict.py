@@ -1,9 +1,9 @@
 """Whether two claims contradict each other: the same subject, a different time or date
-("the party at Hobbs Cafe at 5 pm" against "... at 6 pm"). Pure.
+("the feast at the Red Boar at 5 pm" against "... at 6 pm"). Pure.
 
 Two texts are about the same thing when, their times and dates aside, most of the
 content words of the shorter are in the other (SAME_SUBJECT, besides the people's
-names; "Isabella's" is "Isabella"). They contradict when both state a value of the
+names; "Vera's" is "Vera"). They contradict when both state a value of the
 same slot (a clock time, a date, a weekday) and no value is the same.
 """
 

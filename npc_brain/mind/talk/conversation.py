@@ -331,7 +331,7 @@ class Conversations:
         first = listener.persona.name.split()[0] if listener.persona.name.split() else ""
         if intent.memory is None and asked:
             text = NOT_SURE  # a question the speaker has no memory to answer with
-        else:  # "Hi Klaus! Good to see you." to an opener, when no draw would do
+        else:  # "Hi Bram! Good to see you." to an opener, when no draw would do
             text = plain_line(intent, speaker.persona, first, opener=len(lines) < 2)
         problem = broken(text) or misfit(text, cast)  # a garbled line it would quote
         if problem is not None:
@@ -348,10 +348,10 @@ class Conversations:
         """Whether a line carries its intent: by its words (intent.carries_words); an
         answer also by its meaning (cosine to the intent's content at least CARRIES, set
         on MiniLM) with one of its words. News passes on by words alone: "I'm glad you're
-        enjoying the party and the food at Hobbs Cafe", meant to tell of Isabella's party,
+        enjoying the party and the food at <the cafe>", meant to tell of the host's party,
         is close to it and told no one whose, when or where. Names and places count for
-        neither (`ignored`: their words): "Hi Jennifer! I'm just a regular at Hobbs
-        Cafe!" is close to the party at Hobbs Cafe (0.55), and tells nothing of it."""
+        neither (`ignored`: their words): "Hi <name>! I'm just a regular at <the cafe>!"
+        is close to the party at that cafe (0.55), and tells nothing of it."""
         if carries_words(intent, text, ignored):
             return True
         if intent.kind == IntentKind.NEWS or not key_terms(text) & (
@@ -373,10 +373,10 @@ class Conversations:
     ) -> list[MemoryRecord]:
         """The composed afterthoughts: a view of the other built by code, and what to
         plan the day around again: the agent's memories of the other's lines that passed
-        on someone else's claim (an invitation: "a party at Hobbs Cafe today from 5 pm")
+        on someone else's claim (an invitation: "a feast at the Red Boar today from 5 pm")
         and were not outweighed by a belief. No model call, and no thought stored: the
-        135M model's free thoughts claimed others' doings ("I will create a Valentine's
-        Day party", said by a guest) and made up times, and once stored such a thought
+        135M model's free thoughts claimed others' doings ("I will create a <holiday>
+        party", said by a guest) and made up times, and once stored such a thought
         is the agent's own belief."""
         renew_relationship(
             world,
@@ -514,9 +514,9 @@ def _doings(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
 def news_left_out(text: str, intent: Intent, people: Sequence[str]) -> list[str]:
     """Whom a line passing on the intent's memory leaves out of those its news is about
     (`people`: the town but the two talking): those its words name, or, naming none,
-    the one who said it in the first person ("I am throwing a party": Isabella's). The
-    default demo: Maria, told of Isabella's party, passed it on as "Klaus Mueller has
-    just revealed that he is planning a Valentine's Day party"."""
+    the one who said it in the first person ("I am throwing a party": Vera's). In the
+    default demo, a guest, told of the host's party, passed it on as "<another guest> has
+    just revealed that he is planning a <holiday> party"."""
     assert intent.memory is not None
     by_name = dict(zip(people, people, strict=True))
     about = names_in(said_words(intent.memory.description), by_name)

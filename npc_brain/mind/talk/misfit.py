@@ -1,9 +1,10 @@
 """Lines that do not fit the town: another language, a person or place nobody knows, a
 speaker taking another's part. Pure code, no model call: cheap enough for every line.
 
-A small model drifts into Spanish or Italian ("Bienvenidos Isabella, eres el Mayor de
-Ville."), invents people and places ("Mike Brown, the mayor of Portland", "the City of
-Bionca") and takes the wrong part ("Hi Klaus, I'm Sam" said by Maria). Such a line is
+A small model drifts into Spanish or Italian (such as "Bienvenida Vera, eres la capitana
+de la guardia."), invents people and places (such as "Mike Brown, the harbour master of
+Portland", "the City of Bionca") and takes the wrong part (such as "Hi Bram, I'm Tomas"
+said by Vera). Such a line is
 refused like a broken one (answers.broken) and drawn again, then replaced by a plain
 line built from memory. What a line may name is what its speaker has at hand
 (`Cast`): the town's people, the listener, the memories or facts the line was drawn
@@ -80,13 +81,13 @@ _IDENTITY = re.compile(
     rf"\b(?:I['’]m|I am|[Mm]y name is|[Tt]his is|[Cc]all me|[Ii]t['’]s me,?)\s+{_NAME}"
 )
 _GREETED = re.compile(rf"\b(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood \w+ing)[,]?\s+{_NAME}")
-_OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Maria, I'm glad ..."
-_CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Isabella!"
-_CALLED = (  # a name called mid-line ("We're new, Klaus! ..."), or greeted in lowercase
+_OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Vera, I'm glad ..."
+_CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Bram!"
+_CALLED = (  # a name called mid-line ("We're new, Tomas! ..."), or greeted in lowercase
     re.compile(rf",\s+{_NAME}\s*[.!?,]"),
     re.compile(r"\b(?:hi|hello|hey)[,]?\s+([a-z]+)\b", re.IGNORECASE),
 )
-_ADDRESS = re.compile(r"[^\W\d_][\w'’]*:[^\W\d_][\w'’]*")  # "Ville:Dorm", not "5:30"
+_ADDRESS = re.compile(r"[^\W\d_][\w'’]*:[^\W\d_][\w'’]*")  # "Oakvale:Smithy", not "5:30"
 _QUOTE = re.compile(r'".*"', re.DOTALL)  # first to last: a retold line nests quotes
 _NUMBER = re.compile(r"\d+")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
@@ -194,8 +195,8 @@ def made_up_time(text: str, cast: Cast) -> str | None:
 
 
 def spoken_address(text: str) -> str | None:
-    """'says an address (Ville:Dorm)': a place as the game names it, colons and all, read
-    out from the prompt ("The Ville:Dorm is a new project we're working on")."""
+    """'says an address (Oakvale:Smithy)': a place as the game names it, colons and all, read
+    out from the prompt ("The Oakvale:Smithy is a new project we're working on")."""
     found = _ADDRESS.search(text)
     return f"says an address ({found[0]})" if found else None
 
@@ -215,8 +216,8 @@ def foreign(text: str, cast: Cast) -> str | None:
 
 
 def wrong_part(text: str, cast: Cast) -> str | None:
-    """Role confusion: the speaker claims another's name ('I'm Sam' said by Maria),
-    addresses itself ('Hi Maria!' said by Maria), or, talking with a known listener,
+    """Role confusion: the speaker claims another's name ('I'm Tomas' said by Vera),
+    addresses itself ('Hi Vera!' said by Vera), or, talking with a known listener,
     greets someone else."""
     own = {w.lower() for w in cast.speaker.split()}
     people = cast.person_words()
@@ -243,8 +244,8 @@ def wrong_part(text: str, cast: Cast) -> str | None:
 
 def third_person(text: str, cast: Cast) -> str | None:
     """Why a spoken line that opens with the speaker's or the listener's full name and a
-    verb does not fit ('Klaus Mueller is talking with Jennifer Moore.', said by Klaus;
-    'Maria Lopez is having lunch.', said to Maria), or None. For spoken lines only: a
+    verb does not fit ('Bram Ashford is talking with Vera Holt.', said by Bram;
+    'Tomas Reyes is having lunch.', said to Tomas), or None. For spoken lines only: a
     thought or a memory is written so."""
     for who, why in ((cast.speaker, "speaks of itself as"), (cast.listener, "speaks to")):
         if who and re.match(rf"{re.escape(who)}\s+(?:is|was|has|will)\b", text):
@@ -254,14 +255,15 @@ def third_person(text: str, cast: Cast) -> str | None:
 
 def borrowed(text: str, cast: Cast) -> str | None:
     """Role confusion without a name: the speaker says it is doing what, by the texts at
-    hand, someone else is doing, and it is not ('I'll be hosting a party at Hobbs
-    Cafe', said by Eddy, who heard Isabella say it; 'I'm running for mayor', said by
-    anyone but Sam): the same verb, and two of the words after it (all, if it has
+    hand, someone else is doing, and it is not ('I'll be hosting a feast at the Red
+    Boar', said by Tomas, who heard Bram say it; 'I'm running for guard captain', said by
+    anyone but Vera): the same verb, and two of the words after it (all, if it has
     fewer); or it calls another's event its own, whatever the verb ('I'm excited to
-    celebrate my new mayor election', said by Klaus). Or it says so of its listener
-    ("I'm so glad you're having a Valentine's Day party", said by its host to Eddy), or
-    of anyone it names ("Eddy Lin is having a Valentine's Day party", said by its host
-    to Eddy in the 10-agent day, and retold as Eddy's party)."""
+    celebrate my new captaincy', said by Bram). Or it says so of its listener
+    ("I'm so glad you're having a lantern festival party", said by its host to Tomas),
+    or of anyone it names ("<the listener's full name> is having a <holiday> party",
+    said by its host to that listener in the 10-agent day, and retold as the
+    listener's party)."""
     if claimed := _given(text, cast, cast.speaker, _OUR_DEED, ("my", "our")):
         return f"claims {claimed}"
     if cast.listener and (lent := _given(text, cast, cast.listener, _YOUR_DEED, ("your",))):
@@ -274,8 +276,8 @@ def borrowed(text: str, cast: Cast) -> str | None:
 
 @lru_cache(maxsize=256)
 def _named_deed(person: str) -> re.Pattern[str]:
-    """A doing said of `person` by full or first name ("Eddy Lin is having", "Eddy will
-    host"), as _THEIR_DEED reads it after a name; not of a possessive ("Eddy's sister")."""
+    """A doing said of `person` by full or first name ("Tomas Reyes is having", "Tomas will
+    host"), as _THEIR_DEED reads it after a name; not of a possessive ("Tomas's sister")."""
     names = [re.escape(person)] + [re.escape(w) for w in person.split()[:1] if w != person]
     return re.compile(rf"\b(?:{'|'.join(names)})(?!['’]s\b){_THEIR_DEED.pattern}")
 
@@ -283,14 +285,14 @@ def _named_deed(person: str) -> re.Pattern[str]:
 def _given(
     text: str, cast: Cast, who: str, deed: re.Pattern[str], owners: tuple[str, ...]
 ) -> str | None:
-    """Another's doing or event that the text gives `who` ("Isabella Rodriguez's doing
-    (host party)", "Sam Moore's mayor"), or None."""
+    """Another's doing or event that the text gives `who` ("Bram Ashford's doing
+    (host feast)", "Vera Holt's captain"), or None."""
     return _given_doing(text, cast, who, deed) or _given_event(text, cast, who, owners)
 
 
 def _given_doing(text: str, cast: Cast, who: str, pattern: re.Pattern[str]) -> str | None:
     """A doing the text gives `who` that, by the texts at hand, another does and `who`
-    does not: "having breakfast" does not make "having the party" Jennifer's own."""
+    does not: "having breakfast" does not make "having the feast" Tomas's own."""
     for match in pattern.finditer(text):
         verb, what = _verb(match), _words(match.group(3))
         doers = {d.person for d in cast.deeds if d.verb == verb and _same(what, d.what)}
@@ -304,7 +306,7 @@ def _given_doing(text: str, cast: Cast, who: str, pattern: re.Pattern[str]) -> s
 
 def _same(what: frozenset[str], other: frozenset[str]) -> bool:
     """Two doings' words are one: two words shared (all, if it has fewer); "running
-    errands in the Ville" and "running for mayor of the Ville" are not."""
+    errands in the village" and "running for captain of the village" are not."""
     shared = what & other
     return bool(shared) and len(shared) >= min(2, len(what))
 
@@ -345,7 +347,7 @@ def owned_nouns(text: str, cast: Cast, owners: tuple[str, ...] = ("my", "our")) 
 
 
 def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
-    """The deeds a text tells of: a person's ('Sam Moore is running for mayor'; a text
+    """The deeds a text tells of: a person's ('Vera Holt is running for guard captain'; a text
     about `speaker` that names only its first name counts as the speaker's), or a line's
     speaker's own ('X said to Y: "I'm hosting a party"')."""
     text = text.strip()
@@ -366,8 +368,8 @@ def deeds_in(text: str, speaker: str, people: Iterable[str]) -> list[Deed]:
 def said_deeds(who: str, words: str, people: Iterable[str]) -> list[Deed]:
     """The deeds a line tells of its speaker `who` ("I'm hosting", "we're planning", "my
     campaign": an event it calls its own), or,
-    when it passes on what a person of the town said ('Isabella Rodriguez told me: "I
-    am throwing a party"', 'Sam told me that Isabella Rodriguez said: "..."'), of that
+    when it passes on what a person of the town said ('Bram Ashford told me: "I
+    am throwing a feast"', 'Tomas told me that Bram Ashford said: "..."'), of that
     person."""
     if (line := passed_on(words)) and line[1] in set(people):
         return said_deeds(line[1], line[2], people)
@@ -382,7 +384,7 @@ def _deed(person: str, match: re.Match[str]) -> Deed:
 
 def _head(phrase: str) -> str:
     """The last word of a phrase's first noun phrase, its leading function words passed
-    over ("for mayor of the town" -> mayor; "a harvest feast at the inn" -> feast)."""
+    over ("for captain of the guard" -> captain; "a harvest feast at the inn" -> feast)."""
     words = [_bare(w).lower() for w in _TOKEN.findall(phrase)]
     start = next((i for i, w in enumerate(words) if w not in _ENGLISH), len(words))
     end = next((i for i in range(start, len(words)) if words[i] in _ENGLISH), len(words))

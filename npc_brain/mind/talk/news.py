@@ -70,7 +70,7 @@ class News:
             return None
         vectors = await self._f.embed([text, *(spoken(m) for m in candidates)])
         # Names and places are what any line about the town says ("I'm a regular at
-        # Hobbs Cafe" passes on nothing of the party there), and so is what was said.
+        # the Red Boar" passes on nothing of the feast there), and so is what was said.
         places = place_terms(world.store.all_places())
         echoed = name_terms(names) | places | key_terms(" ".join(said))
         return carried(text, vectors[0], candidates, vectors[1:], echoed, linked)
@@ -106,8 +106,8 @@ class News:
 
     def _of_an_event(self, world: World, claim_id: int) -> bool:
         """Whether a claim started as news (intent.an_event: the party its host was told
-        of), not as a sighting or a line that someone retold ("Maria is talking with
-        Isabella" passed on from mouth to mouth)."""
+        of), not as a sighting or a line that someone retold ("Vera is talking with
+        Bram" passed on from mouth to mouth)."""
         claim = world.store.claims.get(claim_id)
         if claim is None or world.store.get_agent(claim.origin_agent_id) is None:
             return False
@@ -281,7 +281,7 @@ class News:
 
     async def source_of(self, world: World, agent: AgentRecord, text: str) -> str:
         """A sentence naming where the agent heard what `text` says ("I heard it from
-        Klaus, who heard it from Isabella."), when it carries a claim the agent heard (and
+        Bram, who heard it from Vera."), when it carries a claim the agent heard (and
         no better-supported memory contradicts) and does not name its teller already;
         else ''."""
         claims = world.store.claims

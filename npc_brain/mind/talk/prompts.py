@@ -110,8 +110,8 @@ def stream_reply(
 def _ended(text: str, opening: str) -> str:
     """A reply that begins with `opening`, its spaces single, and, if the pattern's
     length limit cut it ("... and I'm so glad you're visiting my l."), back to its last
-    whole sentence, else to its last whole clause ("..., meet Maria at 3 pm, and write
-    the paper about the effects of gentrification, while." -> "..., meet Maria at 3 pm.")."""
+    whole sentence, else to its last whole clause ("..., meet Vera at 3 pm, and mend
+    the gate of the guard house by the harbour, while." -> "..., meet Vera at 3 pm.")."""
     text = re.sub(" {2,}", " ", text)
     if not opening or len(text) <= len(opening) + _REPLY_BODY:
         return text
@@ -204,7 +204,7 @@ def _unicode_escape(raw: str) -> tuple[str, int]:
 # otherwise answer with a bare name or echo the instructions.
 _BODY = 110  # the longest line between its capital and its end mark
 UTTERANCE_PATTERN = f"^[A-Z][A-Za-z0-9 ,.;:'!?-]{{10,{_BODY}}}[.!?]$"
-_GREETED_BODY = 100  # the longest body of an opener, after "Hi Maria, "
+_GREETED_BODY = 100  # the longest body of an opener, after "Hi Vera, "
 _GREETING = re.compile(r"^(?:Hi|Hello|Hey) [^,!]+[,!] ")
 _SENTENCE_END = re.compile(r"[.!?](?= )")
 
@@ -316,8 +316,8 @@ _THOUGHT_WORDS = "[A-Za-z0-9 ,'-]{6,150}[.]$"
 
 def thoughts_schema(other_first_name: str = "") -> dict[str, object]:
     """Three sentences of the agent's own: what it means to do ("I ..."), a memo about
-    the other ("Klaus ...": never one of the other's lines taken as its own belief), and
-    how it stands with the other ("Klaus and I ...")."""
+    the other ("Bram ...": never one of the other's lines taken as its own belief), and
+    how it stands with the other ("Bram and I ...")."""
     other = literal_pattern(other_first_name) if other_first_name.isascii() else ""
     return {
         "type": "object",
