@@ -79,9 +79,9 @@ def test_upsert_perceive_think_and_talk_over_http(served: tuple[int, int]) -> No
         events = list(door.stream_lines("Converse", converse))
         assert list(events[-1]) == ["final"], events[-1]
         tokens = "".join(e["token"] for e in events[:-1])
-        # The tokens stream as the model writes; the final is the reply as checked and
-        # stored (a refused draw is drawn again, or replaced by a sentence from a fact).
-        assert len(events) >= 3 and tokens.strip() != "" and events[-1]["final"]["text"] != ""
+        # What streams is what stays: the tokens, joined, are the final reply.
+        assert len(events) >= 2 and tokens.strip() != ""
+        assert events[-1]["final"]["text"] == tokens and events[-1]["final"]["act"]
         missing = door.post("GetAgent", {"agent_id": "nobody"})
         assert missing.status == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
     finally:
