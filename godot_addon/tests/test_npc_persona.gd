@@ -17,6 +17,7 @@ func test_to_dict_has_every_persona_field() -> void:
 		"lifestyle",
 		"home_address",
 		"daily_requirements",
+		"pronouns",
 	]
 	assert_eq(body.keys(), fields)
 	assert_eq(body["daily_requirements"], ["study physics"])

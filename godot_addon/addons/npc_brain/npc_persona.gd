@@ -25,7 +25,7 @@ extends Resource
 ## Things the NPC must do every day.
 @export var daily_requirements: PackedStringArray = PackedStringArray()
 ## How others speak of the NPC: he, she or they (empty: they).
-@export_enum("", "he", "she", "they") var pronouns: String = ""
+@export var pronouns: String = ""
 
 
 ## The persona as the server's Persona message (protobuf JSON, proto field names).
