@@ -214,7 +214,11 @@ class Replies:
         messages = wording_messages(agent, scene.speaker, heard.text, answer.text)
         for attempt in range(WORDING_DRAWS):
             seed = self._f.settings.seed + attempt
-            drawn = await self._draw(world, agent, messages, seed)
+            try:  # the sentence is optional: a prompt past the context (a long persona) is none
+                drawn = await self._draw(world, agent, messages, seed)
+            except ValueError as exc:
+                log.warning("no wording for %s: %s", agent.agent_id, exc)
+                return ""
             refusal = (
                 first_refusal(drawn, ctx, Stage.REPLY)
                 if drawn
