@@ -13,7 +13,9 @@ sends only call I and the earlier calls on the same agent, to reproduce a failur
 
 Failures: a status other than OK and INVALID_ARGUMENT (INTERNAL, UNKNOWN, a dead server,
 a deadline), an OK stream without a final event or with events after it, and an OK reply
-whose streamed tokens joined differ from final.text. Exits 1 when any occurred.
+whose streamed tokens joined differ from final.text. Exits 1 when any occurred (130 when
+interrupted without one). A server stopped from outside (SIGTERM: it drains and exits 0)
+is started again and the call resent; the summary counts such calls.
 """
 
 from __future__ import annotations
@@ -469,9 +471,12 @@ class FuzzServer:
         self.channel: grpc.Channel
         self.stub: brain_pb2_grpc.BrainStub
         self._copier: threading.Thread
+        self.start_offset = 0
         self.start()
 
     def start(self) -> None:
+        self._log.flush()
+        self.start_offset = self.log_size()  # where this process's log begins
         command = [sys.executable, "-m", "npc_brain", "serve", "--port", "0"]
         command += ["--data-dir", str(self.data_dir), "--http-port", "-1", *self.extra_args]
         self.process = subprocess.Popen(
@@ -503,8 +508,16 @@ class FuzzServer:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def wait(self, seconds: float) -> int | None:
+        """The process's exit status once it ends, or None if it still runs after
+        `seconds`."""
+        try:
+            return self.process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+
     def restart(self) -> None:
-        """A fresh process on the same data folder, after this one died."""
+        """A fresh process on the same data folder, after this one ended."""
         self.channel.close()
         self.process.wait(timeout=60)
         self._copier.join(timeout=10)
@@ -545,6 +558,7 @@ class Outcome:
     converse_seconds: float = 0.0
     setup: list[tuple[str, str, str]] = field(default_factory=list)  # (rpc, code, details)
     log: list[str] = field(default_factory=list)
+    resent: int = 0  # times sent again after the server was stopped from outside
 
     @property
     def failed(self) -> bool:
@@ -622,17 +636,15 @@ def run(
     progress: IO[str] | None = None,
     outcomes: list[Outcome] | None = None,
 ) -> list[Outcome]:
-    """Runs the calls in order on the server (restarting it when it dies); each outcome
-    is appended to `outcomes` (a new list by default) as it comes, which is returned."""
+    """Runs the calls in order on the server; each outcome is appended to `outcomes` (a
+    new list by default) as it comes, which is returned. A server that dies is a failure
+    of the call that was running, and is started again for the next; one stopped from
+    outside (a SIGTERM or SIGINT it did not get from here: it drains and exits 0) is
+    started again and the call sent again, up to RESENDS times."""
     outcomes = [] if outcomes is None else outcomes
     started = time.perf_counter()
     for call in calls:
-        outcome = run_call(server, call)
-        if not server.alive():
-            outcome.details += f" (the server died: exit {server.process.returncode})"
-            outcome.status = outcome.status if outcome.status != "OK" else "SERVER_DIED"
-            outcome.log = server.log_since(0)[-80:]
-            server.restart()
+        outcome = _run_resending(server, call, progress)
         outcomes.append(outcome)
         if progress is not None:
             n = len(outcomes)
@@ -644,6 +656,40 @@ def run(
                 progress.write(f"{n} calls in {elapsed:.0f} s, {bad} failed\n")
             progress.flush()
     return outcomes
+
+
+RESENDS = 3
+
+
+def _run_resending(server: FuzzServer, call: Call, progress: IO[str] | None) -> Outcome:
+    resent = 0
+    while True:
+        offset = server.log_size()
+        outcome = run_call(server, call)
+        outcome.resent = resent
+        unavailable = outcome.status == "UNAVAILABLE" or any(
+            code == "UNAVAILABLE" for _, code, _ in outcome.setup
+        )
+        if server.alive() and not unavailable:
+            return outcome
+        exit_code = server.wait(60)
+        if exit_code is None:  # alive, yet it refused the call: a failure as it stands
+            return outcome
+        log = server.log_since(min(offset, server.start_offset))
+        stopped = exit_code == 0 and any("stopping: draining" in line for line in log)
+        log = server.log_since(offset) if stopped else log
+        if stopped and resent < RESENDS:
+            if progress is not None:
+                progress.write(f"call {call.index}: the server was stopped from outside; resent\n")
+            server.restart()
+            resent += 1
+            continue
+        outcome.details += f" (the server {'stopped' if stopped else 'died'}: exit {exit_code})"
+        if outcome.status == "OK":
+            outcome.status = "SERVER_DIED"
+        outcome.log = log[-80:]
+        server.restart()
+        return outcome
 
 
 # the report -----------------------------------------------------------------------------
@@ -682,6 +728,7 @@ def summary(outcomes: Sequence[Outcome], seed: int) -> str:
         ("streamed != final", str(statuses["MISMATCH"])),
         ("empty final text", str(sum(o.final == "" for o in outcomes))),
         ("failures", str(sum(o.failed for o in outcomes))),
+        ("calls resent (server stopped from outside)", str(sum(o.resent > 0 for o in outcomes))),
         ("s per call (setup + Converse) p50 / p95", f"{_p(totals, 0.5)} / {_p(totals, 0.95)}"),
         ("s per Converse p50 / p95", f"{_p(talks, 0.5)} / {_p(talks, 0.95)}"),
         ("total s", f"{sum(totals):.0f}"),

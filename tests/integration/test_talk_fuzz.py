@@ -22,7 +22,7 @@ from bench.talk_fuzz import (
 
 pytestmark = pytest.mark.integration
 SEED = 20_240_213
-CALLS = 60
+CALLS = 100
 
 
 @pytest.fixture(scope="module")
