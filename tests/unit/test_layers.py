@@ -40,7 +40,11 @@ LAYERS: list[tuple[str, ...]] = [
     ("npc_brain.mind.world",),
     ("npc_brain.mind.backlog",),
     ("npc_brain.mind.faculties",),
-    ("npc_brain.mind.talk.relations", "npc_brain.mind.talk.understand"),
+    (
+        "npc_brain.mind.talk.relations",
+        "npc_brain.mind.talk.understand",
+        "npc_brain.mind.talk.slots",
+    ),
     ("npc_brain.mind.plan.composer",),
     (
         "npc_brain.mind.perceive",

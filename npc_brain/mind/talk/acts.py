@@ -177,6 +177,8 @@ def features(texts: Sequence[str], vectors: NDArray[np.float32]) -> NDArray[np.f
     words = np.zeros((len(texts), WORD_BUCKETS))
     for row, text in enumerate(texts):
         tokens = _TOKENS.findall(text.lower())
+        if "?" in text:  # a question: no greeting, farewell or thanks asks one
+            tokens.append(QUESTION)
         for gram in [*tokens, *(f"{a} {b}" for a, b in itertools.pairwise(tokens))]:
             digest = hashlib.blake2b(gram.encode(), digest_size=4).digest()
             words[row, int.from_bytes(digest, "little") % WORD_BUCKETS] += 1.0
@@ -186,6 +188,7 @@ def features(texts: Sequence[str], vectors: NDArray[np.float32]) -> NDArray[np.f
 
 
 _TOKENS = re.compile(r"[a-z0-9']+")
+QUESTION = "<?>"  # the token a question mark adds
 
 
 def _softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -30,6 +30,8 @@ from npc_brain.mind.talk.scene import (
     relevant,
     to_you,
 )
+from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
+from npc_brain.mind.talk.when import past_tense
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -146,9 +148,18 @@ async def _about_self(scene: Scene) -> Answer:
     vectors = await scene.embed(texts)
     likeness = vectors @ scene.heard.vector
     asked = key_terms(scene.heard.text) - key_terms(scene.me)
-    # what shares most of the line's words, then what is nearest it in meaning
-    rank = [(len(asked & key_terms(t)), float(x)) for t, x in zip(texts, likeness, strict=True)]
-    eligible = [i for i in range(len(texts)) if i < len(said) or rank[i][0]]  # memories: a word
+    slot = asked_for(scene.heard.text)
+    people = {**scene.people, scene.agent.agent_id: p.name}
+
+    def fits(text: str) -> bool:  # holds what the question asks for ("how long": a time)
+        return slot is not None and holds(slot, text, scene.now, people, scene.places)
+
+    # what holds what is asked and shares most of the line's words, then what is nearest
+    rank = [
+        (fits(t) and bool(asked & key_terms(t)), len(asked & key_terms(t)), float(x))
+        for t, x in zip(texts, likeness, strict=True)
+    ]
+    eligible = [i for i in range(len(texts)) if i < len(said) or rank[i][1]]  # memories: a word
     best = max(eligible, key=lambda i: rank[i])
     if best >= len(said):  # a memory of its own past ("Who taught you your trade?")
         return Answer((scene.say(mine[best - len(said)]),), tuple(scene.grounds), answered=True)
@@ -172,7 +183,7 @@ async def _about_people(scene: Scene) -> Answer:
     about = [m for m in recalled if m.subject == named or first in m.description.lower()]
     found = await relevant(scene, about, floor=0.0)
     if found:
-        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+        return await _answered(scene, found)
     if view:
         return Answer((first_person(view, scene.me, scene.speaker),), (view,), answered=True)
     return Answer((f"I don't know much about {name}.",))
@@ -184,7 +195,7 @@ async def _news(scene: Scene) -> Answer:
     kinds = [MemoryKind.OBSERVATION, MemoryKind.DIALOGUE]
     about = await relevant(scene, await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds))
     if about:
-        return Answer((scene.say(about[0]),), tuple(scene.grounds), answered=True)
+        return await _answered(scene, about)
     recalled = await scene.recall(scene.heard.text, CANDIDATES, NEWS_WEIGHTS, kinds=kinds)
     news = [m for m in recalled if _newsworthy(m, scene)]
     if news:
@@ -202,7 +213,7 @@ async def _plans(scene: Scene) -> Answer:
     if not found and to_you(scene.heard.text):  # asked its plans: the plans it made
         found = [m for m in recalled if m.kind == MemoryKind.PLAN and own(m, scene)]
     if found and (when is None or not has_plan(scene)):
-        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+        return await _answered(scene, found)
     plan = planned(scene, when.start + HALF_HOUR if when else scene.now)
     if plan:
         return Answer((plan,), (plan,), answered=True)
@@ -225,7 +236,7 @@ async def _memories(scene: Scene) -> Answer:
     )
     found = await relevant(scene, recalled) or (recalled[:1] if when else [])
     if found:
-        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+        return await _answered(scene, found)
     persona = await _persona_match(scene)
     if persona:
         return Answer((persona,), (persona,), answered=True)
@@ -235,6 +246,35 @@ async def _memories(scene: Scene) -> Answer:
     if when is not None:
         return Answer((sentence(f"I don't remember anything special about {when.phrase}"),))
     return Answer((dont_know(scene),))
+
+
+async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:
+    """The answer from the memories that bear on a question, best first: the first that
+    holds what the question asks for (a time, a reason, a person, ...: slots.py); for
+    "when" about an event the NPC saw, that memory with when it was; else the sentence
+    of the persona that holds it and shares a word with the line ("When does the depot
+    open?": its routine); else that it does not know that, and what it does know."""
+    slot = asked_for(scene.heard.text)
+    if slot is None:
+        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+    people = {**scene.people, scene.agent.agent_id: scene.me}
+    fitting = [m for m in found if holds(slot, m.description, scene.now, people, scene.places)]
+    if fitting:
+        return Answer((scene.say(fitting[0]),), tuple(scene.grounds), answered=True)
+    if slot == Slot.TIME and past_tense(scene.heard.text):
+        seen = [m for m in found if m.source.kind == SourceKind.SEEN]
+        if seen:
+            said = scene.say(seen[0])
+            return Answer(
+                (said, sentence(f"That was {ago(seen[0].created, scene.now)}")),
+                tuple(scene.grounds),
+                answered=True,
+            )
+    asked = key_terms(scene.heard.text) - key_terms(f"{scene.me} {scene.speaker}")
+    for said in persona_said(scene).values():
+        if asked & key_terms(said) and holds(slot, said, scene.now, people, scene.places):
+            return Answer((said,), (said,), answered=True)
+    return Answer((not_known(slot), scene.say(found[0])), tuple(scene.grounds), answered=True)
 
 
 def _verb_form(word: str) -> bool:

@@ -210,6 +210,28 @@ def place_name(address: str) -> str:
     return f"the {area}"
 
 
+def place_phrase(address: str) -> str:
+    """A place as said in directions: its spot in its area ("the cantina at Ring C",
+    "the forge at the Holt Smithy"), or its area alone when the spot is the area's own
+    kind ("Hobbs Cafe" for "Hobbs Cafe:cafe")."""
+    named = parts(address) or [address]
+    if len(named) == 1:
+        return _the(named[0])
+    area, spot_name = named[0], named[1]
+    if spot_name.lower() in area.lower():
+        return _the(area)
+    return f"the {spot_name} at {_the(area)}"
+
+
+def _the(name: str) -> str:
+    """A name with the article it takes: none for someone's ("Mira's Cottage"), one
+    that has it ("The Anchor"), or a designated one ("Ring C", "Bay 3")."""
+    last = name.split()[-1] if name.split() else ""
+    if "'s " in name or name.lower().startswith("the ") or len(last) == 1 or last.isdigit():
+        return name
+    return f"the {name}"
+
+
 def dont_know(scene: Scene) -> str:
     """That the NPC does not know, about what was asked: the place, person or thing it
     names, else "that"."""

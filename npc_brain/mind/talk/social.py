@@ -4,10 +4,12 @@ small talk, threats, lines of no act, requests, trade and directions."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 
 from npc_brain.memory.records import GameTime
+from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.realise import sentence
 from npc_brain.mind.talk.relations import relationship
@@ -20,7 +22,7 @@ from npc_brain.mind.talk.scene import (
     doing_now,
     own,
     persona_said,
-    place_name,
+    place_phrase,
     priced,
     relevant,
 )
@@ -136,20 +138,45 @@ WARES = 3  # priced memories said when the line asks about none in particular
 
 
 async def _directions(scene: Scene) -> Answer:
+    """The places the NPC knows that fit what the line looks for, by meaning: each
+    place as its parts, what it affords, and the role of whoever works there (a persona
+    that names it); with whom to ask there when one does ("You could try the supply
+    depot at Ring B. Dela Okafor is there.")."""
     places = [p for p in scene.places if p != scene.agent.persona.home_address] or scene.places
     named = [p for p in scene.heard.places if p in places]
+    keepers = {p: _keepers(scene, p) for p in places}
     if not named and places:
-        phrases = [place_name(p) for p in places]
-        vectors = await scene.embed(phrases)
+        profiles = [
+            f"{' '.join(parts(p))}: {', '.join(affordances(p))}. "
+            + " ".join(role for _, role in keepers[p])
+            for p in places
+        ]
+        vectors = await scene.embed(profiles)
         likeness = vectors @ scene.heard.vector
         order = np.argsort(-likeness)
         named = [places[int(i)] for i in order[:2] if float(likeness[int(i)]) >= RELATED]
         named = named or [places[int(order[0])]]
     if not named:
         return Answer(("I'm sorry, I don't know my way around well enough to say.",))
-    where = " or ".join(dict.fromkeys(place_name(p) for p in named[:2]))
+    where = " or ".join(dict.fromkeys(place_phrase(p) for p in named[:2]))
+    said = [sentence(f"You could try {where}")]
+    if len(keepers.get(named[0], [])) == 1:
+        said.append(sentence(f"{keepers[named[0]][0][0]} is there"))
     scene.grounds.extend(named)
-    return Answer((sentence(f"You could try {where}"),), tuple(named), answered=True)
+    return Answer(tuple(said), tuple(named), answered=True)
+
+
+def _keepers(scene: Scene, address: str) -> list[tuple[str, str]]:
+    """Who of the world works at a place (name, role): a persona whose role names one of
+    its parts ("who runs the supply depot", "the keeper of the Red Boar Tavern")."""
+    names = [n.lower() for n in parts(address)]
+    found = []
+    for agent_id, name in scene.people.items():
+        agent = scene.world.store.get_agent(agent_id)
+        role = agent.persona.learned if agent is not None else ""
+        if any(re.search(rf"\b{re.escape(n)}\b", role.lower()) for n in names):
+            found.append((name, role))
+    return found
 
 
 def _time_greeting(now: GameTime) -> str:
