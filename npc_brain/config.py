@@ -254,11 +254,12 @@ class Settings:
         "ones that a line said to an NPC is classified by (npc_brain/mind/talk/data/acts.tsv)",
     )
     reply_wording: str = _cognition(
-        "model",
-        "grounded replies: model (after a greeting, thanks, how-are-you or small talk the "
-        "model words one more sentence in character; the checks refuse a bad one, which is "
-        "drawn again once, then left out) or plain (the composed answer alone, no model "
-        "call)",
+        "plain",
+        "grounded replies: plain (the composed answer alone, no model call) or model (after "
+        "a greeting, thanks, how-are-you or small talk the model words one more sentence "
+        "in character; the checks refuse a bad one, which is drawn again once, then left "
+        "out; for a chat model larger than the default 135M one, whose sentence was odd "
+        "in 8 of 14 draws)",
     )
     line_intents: bool = _cognition(
         True,

@@ -161,7 +161,7 @@ def test_a_question_anchored_in_time_reads_that_time(tmp_path: Path) -> None:
 
 def test_the_models_sentence_streams_only_once_it_passed_the_checks(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 3})
-    brain = village(tmp_path, chat)
+    brain = village(tmp_path, chat, reply_wording="model")
     # A first draw that names a stranger, then one that passes.
     chat.enqueue({"utterance": "Mike Brown sends his regards to you."})
     chat.enqueue({"utterance": "What brings you to the forge today?"})
@@ -174,7 +174,7 @@ def test_the_models_sentence_streams_only_once_it_passed_the_checks(tmp_path: Pa
 
 def test_a_sentence_refused_twice_is_left_out(tmp_path: Path) -> None:
     chat = ScriptedChat(default={"rating": 3})
-    brain = village(tmp_path, chat)
+    brain = village(tmp_path, chat, reply_wording="model")
     chat.enqueue({"utterance": "Hola amigo, que tal estas hoy?"})
     chat.enqueue({"utterance": "Hola amigo, que tal estas hoy?"})
     streamed, reply = said(brain, "thornbury", "bram", "Hello!")

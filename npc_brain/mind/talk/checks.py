@@ -124,7 +124,11 @@ class Tally:
 # Form: what no line may be ---------------------------------------------------------
 
 
-@check("form.degenerate", reason="too short, only a name, or the prompt's facts as a list")
+@check(
+    "form.degenerate",
+    reason="too short, only a name, or the prompt's facts as a list",
+    stages=frozenset((Stage.REPLY,)),  # "Sure." ends a turn between NPCs well enough
+)
 def _degenerate(text: str, ctx: Context) -> str | None:
     found = degenerate(text, ctx.persona)
     return (

@@ -34,7 +34,6 @@ from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.reflect.prompts import Insight
 from npc_brain.mind.talk.answers import (
-    broken,
     first_person,
     key_terms,
     names_in,
@@ -42,6 +41,7 @@ from npc_brain.mind.talk.answers import (
     said_words,
 )
 from npc_brain.mind.talk.carry import CARRIES, name_terms, own_line, place_terms
+from npc_brain.mind.talk.checks import Context, Refusal, Stage, first_refusal
 from npc_brain.mind.talk.intent import (
     SMALL_TALK,
     Intent,
@@ -51,7 +51,7 @@ from npc_brain.mind.talk.intent import (
     choose,
     plain_line,
 )
-from npc_brain.mind.talk.misfit import Cast, misfit, third_person
+from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
 from npc_brain.mind.talk.relations import last_open_line, relationship, renew_relationship
@@ -309,9 +309,10 @@ class Conversations:
             )
             if line is None or _repeats(line.text, lines):
                 continue
-            problem = broken(line.text) or misfit(line.text, cast) or third_person(line.text, cast)
+            ctx = Context(speaker.persona, cast)
+            problem = first_refusal(line.text, ctx, Stage.LINE)
             if problem is not None:  # a loop, a role tag, another language, a stranger
-                _log_refused(speaker, listener, problem, line.text)
+                self._refused(world, speaker, listener, problem, line.text)
                 continue
             if await self._news.leaks(
                 world, speaker.agent_id, listener.agent_id, line.text, said, names
@@ -333,9 +334,12 @@ class Conversations:
             text = NOT_SURE  # a question the speaker has no memory to answer with
         else:  # "Hi Bram! Good to see you." to an opener, when no draw would do
             text = plain_line(intent, speaker.persona, first, opener=len(lines) < 2)
-        problem = broken(text) or misfit(text, cast)  # a garbled line it would quote
+        # a garbled line it would quote (a plain line names its listener as code does)
+        problem = first_refusal(
+            text, Context(speaker.persona, cast), Stage.LINE, skip=frozenset({"line.third_person"})
+        )
         if problem is not None:
-            _log_refused(speaker, listener, problem, text)
+            self._refused(world, speaker, listener, problem, text)
             return None
         if _repeats(text, lines) or await self._news.leaks(
             world, speaker.agent_id, listener.agent_id, text, said, names
@@ -343,6 +347,30 @@ class Conversations:
             return None
         _log_line(speaker, listener, intent, text, TURN_ATTEMPTS)
         return Line("", text, intent=f"{intent.kind.value}, said plainly"), intent.memory
+
+    def _refused(
+        self,
+        world: World,
+        speaker: AgentRecord,
+        listener: AgentRecord,
+        refusal: Refusal,
+        text: str,
+    ) -> None:
+        """Counts a line the named check refused (GetStats: refusals_by_check)."""
+        self._f.usage.refused(world.world_id, speaker.agent_id, refusal.check)
+        _log_refused(speaker, listener, str(refusal), text)
+
+    def _usable_thought(self, world: World, agent: AgentRecord, thought: str, cast: Cast) -> bool:
+        """Whether a post-conversation thought may be stored: it passes the checks of
+        Stage.THOUGHT (not broken, in English, in the agent's own part, naming no one
+        unknown); a refusal is counted by its check's name."""
+        if not thought:
+            return False
+        refusal = first_refusal(thought, Context(agent.persona, cast), Stage.THOUGHT)
+        if refusal is not None:
+            self._f.usage.refused(world.world_id, agent.agent_id, refusal.check)
+            log.debug("thought of %s refused (%s): %r", agent.agent_id, refusal, thought)
+        return refusal is None
 
     async def _carries(self, intent: Intent, text: str, ignored: set[str]) -> bool:
         """Whether a line carries its intent: by its words (intent.carries_words); an
@@ -424,8 +452,9 @@ class Conversations:
         recalled = await self._f.context(world, agent, game_time, thought_of)
         heard = [_attributed(x, agent, other) for x in lines]
         cast = _cast(world, agent, "", [before, *(m.description for m in recalled)], heard)
-        thoughts = [t for t in after.thoughts if _usable_thought(agent, t, cast)]
-        bond = after.relationship if _usable_thought(agent, after.relationship, cast) else ""
+        thoughts = [t for t in after.thoughts if self._usable_thought(world, agent, t, cast)]
+        usable = self._usable_thought(world, agent, after.relationship, cast)
+        bond = after.relationship if usable else ""
         renew_relationship(
             world,
             agent.agent_id,
@@ -540,17 +569,6 @@ def _attributed(line: Line, speaker: AgentRecord, listener: AgentRecord) -> str:
     """A line of the conversation as a memory words it: 'X said to Y: "..."'."""
     who, to = (speaker, listener) if line.speaker_id == speaker.agent_id else (listener, speaker)
     return f'{who.persona.name} said to {to.persona.name}: "{line.text}"'
-
-
-def _usable_thought(agent: AgentRecord, thought: str, cast: Cast) -> bool:
-    """Whether a post-conversation thought may be stored: not broken, in English, in
-    the agent's own part, naming no one unknown."""
-    if not thought:
-        return False
-    problem = broken(thought) or misfit(thought, cast)
-    if problem is not None:
-        log.debug("thought of %s refused (%s): %r", agent.agent_id, problem, thought)
-    return problem is None
 
 
 def _log_refused(speaker: AgentRecord, listener: AgentRecord, problem: str, text: str) -> None:

@@ -6,7 +6,7 @@ dialogue act, whom and what it names, the time it asks about: understand.py), th
 act's composer decides the answer from the NPC's persona, plan, relationships, memories
 and places, and realises it in the NPC's own voice (compose.py, realise.py). That answer
 is checked for secrets and streams at once. Where the act leaves room for it (greetings,
-small talk, opinions, ...; `reply_wording` "model"), the model words one more sentence in
+small talk; `reply_wording` "model", off by default), the model words one more sentence in
 character under a grammar; it is checked by the named rules (checks.py), drawn again
 once if refused, and streams only once it passed, else is left out. So the streamed text
 is the final text, always. A farewell ends the conversation.

@@ -1,0 +1,24 @@
+"""How a place is said in directions (scene.place_phrase), in a mining colony and a
+river town."""
+
+from __future__ import annotations
+
+import pytest
+
+from npc_brain.mind.talk.scene import place_phrase
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("Rustpit:Level 4:assay office", "the assay office at Level 4"),
+        ("Rustpit:Ring C:canteen", "the canteen at Ring C"),
+        ("Millbrook:Tanner's Yard:drying racks", "the drying racks at Tanner's Yard"),
+        ("Millbrook:The Drowned Rat:taproom", "the taproom at The Drowned Rat"),
+        ("Millbrook:Ferry Landing:ferry", "the Ferry Landing"),
+        ("Millbrook:Grain Exchange:hall:counter", "the hall at the Grain Exchange"),
+        ("Millbrook:Market", "the Market"),
+    ],
+)
+def test_a_place_is_said_as_its_spot_in_its_area(address: str, said: str) -> None:
+    assert place_phrase(address) == said
