@@ -27,6 +27,17 @@ from npc_brain.mind.talk.scene import (
     relevant,
 )
 
+
+def first_sentence(text: str) -> str:
+    """A text's first sentence ("I'm the quartermaster. I run the depot." -> the first);
+    a short capitalised word's full stop ("Dr.", "St.") ends none."""
+    for end in re.finditer(r"[.!?](?=\s+[A-Z])", text):
+        word = text[: end.start()].rsplit(" ", 1)[-1]
+        if not (word[:1].isupper() and len(word) <= 3):
+            return text[: end.end()].strip()
+    return text.strip()
+
+
 GRANTS = 0.3  # cosine of a request to a sentence of the role from which the role grants it
 
 
@@ -37,7 +48,7 @@ async def _greeting(scene: Scene) -> Answer:
     met = bool(scene.speaker_id) and bool(
         relationship(scene.world, scene.agent.agent_id, scene.speaker_id)
     )
-    who = persona_said(scene).get("identity", "")
+    who = first_sentence(persona_said(scene).get("identity", ""))  # what it is, not all it does
     intro = "" if met or not who else f"I'm {scene.me.split()[0]}. {who}"
     return Answer((opening, intro) if intro else (opening, "Good to see you."), worded=True)
 
