@@ -50,6 +50,7 @@ PLANNERS = ("composed", "free")
 AFTERTHOUGHTS = ("composed", "model")
 REFLECTIONS = ("composed", "model")
 REPLY_WORDINGS = ("model", "plain")
+RETRIEVALS = ("hybrid", "paper")
 
 
 def check_estimator(name: str, setting: str = "importance_estimator") -> str:
@@ -189,6 +190,14 @@ class Settings:
     )
     weight_relevance: float = _memory(
         1.0, "default retrieval weight of relevance (paper: 1)", 0, 100
+    )
+    retrieval: str = _memory(
+        "hybrid",
+        "how a question is retrieved for (Retrieve, a line said to an NPC): hybrid (the "
+        "memories best by embedding and by BM25 in SQLite's full-text index, fused by rank, "
+        "then the paper's three terms; a question about the past weighs recency less and "
+        "a time it names becomes a window) or paper (the paper's formula alone); planning "
+        "and reacting always use the paper's formula",
     )
     retrieve_k: int = _memory(10, "memories Retrieve returns when the request says k=0", 1, 100)
     context_memories: int = _memory(6, "memories retrieved into an Act or Converse prompt", 1, 50)
@@ -407,6 +416,8 @@ class Settings:
             raise InvalidArgument("planner", f"expected one of {', '.join(PLANNERS)}")
         if self.afterthoughts not in AFTERTHOUGHTS:
             raise InvalidArgument("afterthoughts", f"expected one of {', '.join(AFTERTHOUGHTS)}")
+        if self.retrieval not in RETRIEVALS:
+            raise InvalidArgument("retrieval", f"expected one of {', '.join(RETRIEVALS)}")
         if self.reply_wording not in REPLY_WORDINGS:
             raise InvalidArgument("reply_wording", f"expected one of {', '.join(REPLY_WORDINGS)}")
         if self.reflections not in REFLECTIONS:

@@ -93,7 +93,16 @@ async def explain_retrieval(
     and rank. The numbers are the Retrieve RPC's, as long as nothing changes in between;
     nothing is marked accessed."""
     asked = await faculties.query(
-        world, agent_id, game_time, text, k, weights, kinds, created.after, created.before
+        world,
+        agent_id,
+        game_time,
+        text,
+        k,
+        weights,
+        kinds,
+        created.after,
+        created.before,
+        asked=True,  # as the Retrieve RPC asks
     )
     found = world.stream(agent_id).explain(asked, left_out, focus)
     return Explanation(asked.weights, asked.k, found)

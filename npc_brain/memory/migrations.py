@@ -157,6 +157,28 @@ def m007_contradictions(db: sqlite3.Connection) -> None:
     )
 
 
+def m008_lexical_index(db: sqlite3.Connection) -> None:
+    """A full-text index of the memories' descriptions (SQLite's FTS5, Porter stems),
+    kept by triggers in the same transaction as every insert and delete of a memory,
+    and built for the memories already stored (memory/lexical.py reads it)."""
+    db.execute(
+        "CREATE VIRTUAL TABLE memories_fts USING fts5(description, content='memories',"
+        " content_rowid='memory_id', tokenize='porter unicode61')"
+    )
+    db.execute(
+        "CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN"
+        " INSERT INTO memories_fts(rowid, description) VALUES (new.memory_id, new.description);"
+        " END"
+    )
+    db.execute(
+        "CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN"
+        " INSERT INTO memories_fts(memories_fts, rowid, description)"
+        " VALUES ('delete', old.memory_id, old.description);"
+        " END"
+    )
+    db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
@@ -165,4 +187,5 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m005_sharing_and_claims,
     m006_relationships,
     m007_contradictions,
+    m008_lexical_index,
 )

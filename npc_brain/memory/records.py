@@ -184,6 +184,10 @@ class ScoredMemory:
     recency: float
     importance: float
     relevance: float
+    # Hybrid retrieval only: the memory's rank by embedding and by BM25 among the
+    # memories the query may return (1 = first), 0 where that list does not hold it.
+    dense_rank: int = 0
+    lexical_rank: int = 0
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The paper's retrieval score, vectorised.
+"""The paper's retrieval score, vectorised (and its hybrid relevance: `fused`).
 
 score = w_rec * recency + w_imp * importance + w_rel * relevance, where each term is
 min-max normalised to [0, 1] over every memory the query may return (its kind and
@@ -96,6 +96,19 @@ def score(
     rel = rel_range.normalise(relevance)
     total = weights.recency * rec + weights.importance * imp + weights.relevance * rel
     return ScoreTerms(total, rec, imp, rel)
+
+
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al., 2009)
+
+
+def fused(dense_rank: NDArray[np.intp], lexical_rank: NDArray[np.intp]) -> FloatArray:
+    """Reciprocal rank fusion of two rankings (1 = first; 0 = not in that list): the
+    relevance of hybrid retrieval, before normalisation."""
+    total = np.zeros(len(dense_rank), dtype=np.float64)
+    for ranks in (dense_rank, lexical_rank):
+        held = ranks > 0
+        total[held] += 1.0 / (RRF_K + ranks[held])
+    return total
 
 
 def top_k(scores: FloatArray, k: int) -> NDArray[np.intp]:

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.errors import FailedPrecondition
+from npc_brain.memory import lexical
 from npc_brain.memory.checkpoints import Checkpointer
 from npc_brain.memory.claims import ClaimBook
 from npc_brain.memory.contradictions import ContradictionBook
@@ -316,6 +317,12 @@ class WorldStore:
                 db.execute(_NEW_VERSION, (agent_id,))
                 db.execute("DELETE FROM claim_holders WHERE memory_id = ?", (memory_id,))
         return cursor.rowcount > 0
+
+    def lexical(self, agent_id: str, text: str, limit: int) -> list[int]:
+        """The ids of the agent's memories sharing words with `text`, best BM25 first
+        (memory/lexical.py)."""
+        with self._reading() as db:
+            return lexical.search(db, agent_id, text, limit)
 
     def memory_owner(self, memory_id: int) -> str | None:
         """The agent a memory belongs to; None when the world has no such memory."""

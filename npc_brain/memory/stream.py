@@ -26,7 +26,15 @@ from npc_brain.memory.records import (
     ScoredMemory,
     untrack,
 )
-from npc_brain.memory.retrieval import Range, ScoreTerms, Weights, recency_score, score, top_k
+from npc_brain.memory.retrieval import (
+    Range,
+    ScoreTerms,
+    Weights,
+    fused,
+    recency_score,
+    score,
+    top_k,
+)
 
 EXACT_LIMIT = 10_000
 FIRST_CANDIDATES = 64
@@ -45,6 +53,9 @@ class Query:
     created_after: GameTime | None = None
     created_before: GameTime | None = None
     told_to: str | None = None  # for telling this listener: only memories it may be told
+    # Hybrid retrieval: the ids of the memories sharing words with the query, best BM25
+    # first (WorldStore.lexical); None: the paper's retrieval, by embedding alone.
+    lexical: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -307,9 +318,103 @@ class AgentStream:
         if count == 0:
             return []
         recency = recency_score(self._scores.last_accessed.data, query.now, query.decay)
+        if query.lexical is not None:
+            return self._retrieve_hybrid(query, allowed, count, recency)
         if count <= self.exact_limit or (self.ann is None and self.needs_index()):
             return self._retrieve_exactly(query, allowed, recency)
         return self._retrieve_from_candidates(query, allowed, count, recency)
+
+    def _retrieve_hybrid(
+        self,
+        query: Query,
+        allowed: NDArray[np.bool_],
+        count: int,
+        recency: NDArray[np.float64],
+    ) -> list[ScoredMemory]:
+        positions, terms, dense_rank, lexical_rank = self._hybrid_terms(
+            query, allowed, count, recency
+        )
+        return [
+            self._scored(positions, terms, i, dense_rank, lexical_rank)
+            for i in top_k(terms.score, query.k)
+        ]
+
+    def _hybrid_terms(
+        self,
+        query: Query,
+        allowed: NDArray[np.bool_],
+        count: int,
+        recency: NDArray[np.float64],
+    ) -> tuple[NDArray[np.intp], ScoreTerms, NDArray[np.intp], NDArray[np.intp]]:
+        """Hybrid retrieval's terms for every allowed memory: the paper's recency and
+        importance, and as relevance the ranks by embedding and by BM25 (query.lexical)
+        fused (retrieval.fused), over [0, best]; a memory in neither list has relevance
+        0. Returns the allowed positions, their terms and their two ranks (0: not
+        ranked)."""
+        size = max(self.first_candidates, 4 * query.k)
+        positions = np.flatnonzero(allowed)
+        dense = self._dense_order(query.vector, allowed, count, size)
+        held = [p for i in query.lexical or () if (p := self._positions.get(i)) is not None]
+        lexical = np.asarray([p for p in held if allowed[p]][:size], dtype=np.intp)
+        dense_rank, lexical_rank = (
+            _ranks(len(self.records), dense),
+            _ranks(len(self.records), lexical),
+        )
+        dense_rank, lexical_rank = dense_rank[positions], lexical_rank[positions]
+        relevance = fused(dense_rank, lexical_rank)
+        terms = score(
+            recency[positions],
+            self._scores.importance.data[positions].astype(np.float64),
+            relevance,
+            weights=query.weights,
+            ranges=(
+                Range.of(recency[positions]),
+                Range.of(self._scores.importance.data[positions].astype(np.float64)),
+                Range(0.0, float(relevance.max())),
+            ),
+        )
+        return positions, terms, dense_rank, lexical_rank
+
+    def _scored(
+        self,
+        positions: NDArray[np.intp],
+        terms: ScoreTerms,
+        i: int,
+        dense_rank: NDArray[np.intp] | None = None,
+        lexical_rank: NDArray[np.intp] | None = None,
+    ) -> ScoredMemory:
+        """The memory at `positions[i]` with its terms (and ranks, for hybrid)."""
+        return ScoredMemory(
+            self.records[int(positions[i])],
+            float(terms.score[i]),
+            float(terms.recency[i]),
+            float(terms.importance[i]),
+            float(terms.relevance[i]),
+            0 if dense_rank is None else int(dense_rank[i]),
+            0 if lexical_rank is None else int(lexical_rank[i]),
+        )
+
+    def _dense_order(
+        self, vector: NDArray[np.float32], allowed: NDArray[np.bool_], count: int, size: int
+    ) -> NDArray[np.intp]:
+        """The positions of the allowed memories nearest `vector`, nearest first, at most
+        `size`: exact while they are few, from the ANN index's best texts beyond."""
+        if count <= self.exact_limit or self.ann is None:
+            positions = np.flatnonzero(allowed)
+            sims = self._vectors.data[positions] @ vector
+            if len(sims) > size:  # the best `size` first, then only they are sorted
+                kept = np.argpartition(-sims, size - 1)[:size]
+                positions, sims = positions[kept], sims[kept]
+            best = np.argsort(-sims, kind="stable")
+            return np.asarray(positions[best], dtype=np.intp)
+        texts_allowed = np.zeros(self.distinct_texts, dtype=np.bool_)
+        texts_allowed[self._text_of.data[allowed]] = True
+        texts, _, _ = self._text_matches(vector, texts_allowed)
+        is_match = np.zeros(self.distinct_texts, dtype=np.bool_)
+        is_match[texts] = True
+        positions = np.flatnonzero(allowed & is_match[self._text_of.data])
+        sims = self._vectors.data[positions] @ vector
+        return np.asarray(positions[np.argsort(-sims, kind="stable")[:size]], dtype=np.intp)
 
     def explain(self, query: Query, left_out: int, focus: int | None = None) -> Explained:
         """What `retrieve` answers and why: the top k, then the `left_out` most important
@@ -325,7 +430,13 @@ class AgentStream:
         if count == 0:
             return Explained([], [], None, 0)
         recency = recency_score(self._scores.last_accessed.data, query.now, query.decay)
-        positions, terms = self._terms_exactly(query, allowed, recency)
+        dense_rank = lexical_rank = None
+        if query.lexical is not None:
+            positions, terms, dense_rank, lexical_rank = self._hybrid_terms(
+                query, allowed, count, recency
+            )
+        else:
+            positions, terms = self._terms_exactly(query, allowed, recency)
         order = np.argsort(-terms.score, kind="stable")  # as top_k ranks them
         rank = np.empty(len(order), dtype=np.intp)
         rank[order] = np.arange(1, len(order) + 1)
@@ -334,13 +445,7 @@ class AgentStream:
         outside = rest[np.lexsort((rank[rest], -importance))[:left_out]]
 
         def scored(i: int) -> ScoredMemory:
-            return ScoredMemory(
-                self.records[int(positions[i])],
-                float(terms.score[i]),
-                float(terms.recency[i]),
-                float(terms.importance[i]),
-                float(terms.relevance[i]),
-            )
+            return self._scored(positions, terms, i, dense_rank, lexical_rank)
 
         focused = None
         if focus is not None and focus in self._positions:
@@ -471,6 +576,13 @@ class AgentStream:
             )
             for i in top_k(terms.score, k)
         ]
+
+
+def _ranks(length: int, order: NDArray[np.intp]) -> NDArray[np.intp]:
+    """Each position's rank in `order` (1 = first), 0 where `order` does not hold it."""
+    rank = np.zeros(length, dtype=np.intp)
+    rank[order] = np.arange(1, len(order) + 1)
+    return rank
 
 
 def _feeds_trigger(record: MemoryRecord) -> bool:

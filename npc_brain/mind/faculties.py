@@ -38,6 +38,7 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
+from npc_brain.memory.when import asked_when
 from npc_brain.mind.backlog import CatchUp
 from npc_brain.mind.emoji import MEANINGS, nearest_emojis
 from npc_brain.mind.reflect.prompts import Insight
@@ -48,6 +49,8 @@ from npc_brain.persona import AgentRecord
 log = logging.getLogger(__name__)
 RATING_CACHE_SIZE = 4096
 LEFT_OUT_MARGIN = 16  # memories a recall's `leave_out` may pass over for the next best
+LEXICAL_CANDIDATES = 64  # the memories best by BM25 that a hybrid retrieval considers
+PAST_RECENCY = 0.1  # recency's share of its weight for a question that looks back
 T = TypeVar("T")
 Thought = Callable[[ChatModel], tuple[T, Completion | None]]
 RememberHook = Callable[[World, AgentRecord, GameTime], None]
@@ -308,6 +311,7 @@ class Faculties:
         *,
         weighed: bool = True,
         leave_out: Callable[[MemoryRecord], bool] | None = None,
+        asked: bool = False,
     ) -> list[ScoredMemory]:
         """The k memories that matter for `text` now; they are marked accessed (durably).
         With `weighed` (for thinking: prompts, plans, replies; not the Retrieve RPC), a
@@ -328,6 +332,7 @@ class Faculties:
             created_after,
             created_before,
             told_to,
+            asked,
         )
         stream = world.stream(agent_id)
         outweighed = world.store.contradictions.outweighed(agent_id) if weighed else set()
@@ -342,7 +347,7 @@ class Faculties:
         world.store.touch([s.memory.memory_id for s in found], game_time)
         touched = stream.touch([s.memory for s in found], game_time)
         return [
-            ScoredMemory(memory, s.score, s.recency, s.importance, s.relevance)
+            replace(s, memory=memory)  # as touched: accessed now
             for memory, s in zip(touched, found, strict=True)
         ]
 
@@ -358,23 +363,40 @@ class Faculties:
         created_after: GameTime | None = None,
         created_before: GameTime | None = None,
         told_to: str | None = None,
+        asked: bool = False,
     ) -> Query:
         """The agent's retrieval of the k memories for `text` now, as recall runs it and
         the inspector explains it: the text's embedding, the weights with defaults filled
         in, the configured recency decay and the filters. Waits first for the agent's
-        memories stored before their embeddings, so the stream holds every one."""
+        memories stored before their embeddings, so the stream holds every one.
+
+        `asked`: the text is a question put to the agent (Retrieve, a line said to it),
+        retrieved as the `retrieval` setting says; with "hybrid" the memories sharing its
+        words are candidates beside the nearest by embedding (Query.lexical), and its
+        temporal intent shapes the weights (asked_when). Planning and reacting are
+        retrieved by the paper's formula."""
         await self.catch_up.wait(world, agent_id)
         (vector,) = await self.embed([text])
+        weighed = self.weights(weights)
+        lexical = None
+        if asked and self.settings.retrieval == "hybrid":
+            lexical = tuple(world.store.lexical(agent_id, text, LEXICAL_CANDIDATES))
+            intent = asked_when(text, game_time)
+            if intent.looks_back:
+                weighed = replace(weighed, recency=weighed.recency * PAST_RECENCY)
+            if intent.window is not None and created_after is None and created_before is None:
+                created_after, created_before = intent.window.start, intent.window.end
         return Query(
             vector,
             game_time,
             k,
-            self.weights(weights),
+            weighed,
             self.settings.recency_decay,
             kinds,
             created_after,
             created_before,
             told_to,
+            lexical,
         )
 
     async def context(

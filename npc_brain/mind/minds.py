@@ -112,6 +112,7 @@ class Minds:
             created.after,
             created.before,
             weighed=False,  # the game's view of the stream: every memory, as explain ranks
+            asked=True,
         )
 
     async def act(

@@ -219,6 +219,8 @@ def scored_to_pb(s: ScoredMemory) -> pb.ScoredMemory:
         recency=s.recency,
         importance=s.importance,
         relevance=s.relevance,
+        dense_rank=s.dense_rank,
+        lexical_rank=s.lexical_rank,
     )
 
 

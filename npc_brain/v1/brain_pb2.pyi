@@ -251,18 +251,22 @@ class RetrieveRequest(_message.Message):
     def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., query: _Optional[str] = ..., k: _Optional[int] = ..., weights: _Optional[_Union[Weights, _Mapping]] = ..., kinds: _Optional[_Iterable[_Union[MemoryKind, str]]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ScoredMemory(_message.Message):
-    __slots__ = ("memory", "score", "recency", "importance", "relevance")
+    __slots__ = ("memory", "score", "recency", "importance", "relevance", "dense_rank", "lexical_rank")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     RECENCY_FIELD_NUMBER: _ClassVar[int]
     IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
     RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_RANK_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
     score: float
     recency: float
     importance: float
     relevance: float
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ..., recency: _Optional[float] = ..., importance: _Optional[float] = ..., relevance: _Optional[float] = ...) -> None: ...
+    dense_rank: int
+    lexical_rank: int
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ..., recency: _Optional[float] = ..., importance: _Optional[float] = ..., relevance: _Optional[float] = ..., dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ...) -> None: ...
 
 class RetrieveResponse(_message.Message):
     __slots__ = ("memories",)

@@ -4,12 +4,14 @@ client reads alike (it was a map<int64, int64>, whose keys protobuf.js, and so N
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.v1 import brain_pb2 as pb
-from tests.rpc.conftest import TwoDoors
+from tests.rpc.conftest import TwoDoors, two_doors
 
 EIGHT = 1_676_275_200  # 2023-02-13T08:00:00Z
 WIDE_KEYS = {
@@ -42,8 +44,14 @@ def test_no_map_of_the_proto_has_a_64_bit_key() -> None:
 
 
 def test_stats_count_calls_in_each_game_hour_through_both_doors(
-    doors: TwoDoors, chat: ScriptedChat
+    tmp_path: Path, chat: ScriptedChat
 ) -> None:
+    # the model words a sentence after each greeting: one call each
+    with two_doors(tmp_path, chat, reply_wording="model") as doors:
+        _count_calls_by_hour(doors, chat)
+
+
+def _count_calls_by_hour(doors: TwoDoors, chat: ScriptedChat) -> None:
     doors.stub.UpsertAgent(
         pb.UpsertAgentRequest(
             agent_id="isabella",

@@ -101,3 +101,18 @@ def test_the_streams_summary_is_the_stores(tmp_path: Path) -> None:
     assert stream.summary(24 * HOUR) == store.memory_summary("a", 24 * HOUR)
     assert store.memory_summary("a", 24 * HOUR).latest == 70 * HOUR
     store.close()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_hybrid_explanation_is_retrieve_with_both_ranks(seed: int) -> None:
+    stream, vector = _stream(seed)
+    rng = np.random.default_rng(seed)
+    lexical = tuple(int(i) for i in rng.choice(np.arange(1, 401), size=30, replace=False))
+    query = Query(vector, 260 * HOUR, 10, Weights(), 0.995, lexical=lexical)
+
+    explained = stream.explain(query, left_out=5, focus=lexical[0])
+
+    assert explained.chosen == stream.retrieve(query)  # every number and rank equal
+    assert any(s.lexical_rank for s in explained.chosen)
+    assert all(s.dense_rank or s.lexical_rank or s.relevance == 0 for s in explained.chosen)
+    assert explained.focus is None or explained.focus[1].lexical_rank in (0, 1)

@@ -10,6 +10,7 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
+from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
 from npc_brain.mind.talk.realise import first_person, sentence
@@ -31,7 +32,6 @@ from npc_brain.mind.talk.scene import (
     to_you,
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
-from npc_brain.mind.talk.when import past_tense
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 

@@ -186,6 +186,7 @@ class Replies:
             created_before,
             told_to=speaker_id,
             leave_out=partial(_between, agent=agent, asker=speaker_name or speaker_id),
+            asked=True,
         )
         return [s.memory for s in found]
 

@@ -16,9 +16,9 @@ from enum import StrEnum
 from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import GameTime
+from npc_brain.memory.when import anchor
 from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.understand import named_places
-from npc_brain.mind.talk.when import anchor
 
 
 class Slot(StrEnum):

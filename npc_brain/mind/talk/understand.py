@@ -14,6 +14,7 @@ from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import GameTime
+from npc_brain.memory.when import Window, anchor
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import (
     SAME_MODEL_COSINE,
@@ -28,7 +29,6 @@ from npc_brain.mind.talk.acts import (
     shipped_matrix,
 )
 from npc_brain.mind.talk.answers import key_terms, names_in
-from npc_brain.mind.talk.when import Window, anchor
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
 

@@ -637,6 +637,10 @@ def _why_result(world_id: str, agent_id: str, asked: WhyAsked, answer: WhyAnswer
         f"{w.relevance:g} &times; relevance, each term min-max normalised over the "
         f"{answer.candidates} memories the query may return, at game time "
         f"{h(format_time(asked.game_time))}.</p><p class=muted>{how}</p>"
+        "<p class=muted>With hybrid retrieval (the setting <code>retrieval</code>) relevance "
+        "is the memory's rank by embedding (dense rank) and by BM25 in the full-text index "
+        "fused by reciprocal rank; a dash: not among that list's best. A question that looks "
+        "back weighs recency at a tenth.</p>"
     )
     chosen = "".join(
         _scored_row(world_id, agent_id, i + 1, s, w, None) for i, s in enumerate(answer.chosen)
@@ -704,6 +708,7 @@ def _scored_table(table_id: str, rows: str, *, gap: bool) -> str:
     return (
         f'<table class="scored" id="{h(table_id)}"><thead><tr><th>rank</th><th>#</th>'
         "<th>score</th><th>recency</th><th>importance</th><th>relevance</th>"
+        "<th>dense rank</th><th>BM25 rank</th>"
         f"<th>rating</th><th>kind</th><th>memory</th>{extra}</tr></thead>"
         f"<tbody>{rows}</tbody></table>"
     )
@@ -722,6 +727,9 @@ def _scored_row(
     values["relevance"] = s.relevance
     data = " ".join(f'data-{k}="{v!r}"' for k, v in values.items())
     cells = "".join(f'<td class="num {k}">{v:.4f}</td>' for k, v in values.items())
+    ranks = {"dense-rank": s.dense_rank, "lexical-rank": s.lexical_rank}
+    data += "".join(f' data-{k}="{v}"' for k, v in ranks.items())
+    cells += "".join(f'<td class="num {k}">{v or "-"}</td>' for k, v in ranks.items())
     extra = ""
     if kth is not None:
         shortfall = {

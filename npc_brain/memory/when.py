@@ -76,3 +76,24 @@ def past_tense(text: str) -> bool:
             if word in getInflection(lemma, tag="VBD") and word != lemma:
                 return True
     return False
+
+
+@dataclass(frozen=True)
+class TemporalIntent:
+    """What a question asks of time: the window it names in the past or present (None:
+    none, or one ahead, whose memories do not exist yet), and whether it looks back (a
+    verb in the past tense, a window before now, or a name: "Who bought the Gull?"),
+    which lowers recency's weight in retrieval."""
+
+    window: Window | None
+    looks_back: bool
+
+
+def asked_when(text: str, now: GameTime) -> TemporalIntent:
+    """The temporal intent of a question asked at `now`."""
+    window = anchor(text, now)
+    if window is not None and window.start >= now:
+        window = None  # "tomorrow": what is planned for it was written before it
+    named = any(w[:1].isupper() and w != "I" for w in text.split()[1:])
+    looks_back = past_tense(text) or named or (window is not None and window.end <= now)
+    return TemporalIntent(window, looks_back)

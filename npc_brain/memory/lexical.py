@@ -1,0 +1,44 @@
+"""Lexical recall: an agent's memories that share words with a query, ranked by BM25 in
+SQLite's own full-text index (FTS5 with Porter stems, migration m008, kept by triggers
+in the same transaction as the memories). Names, numbers and rare words ("the Magpie",
+"bay 4", "saffron") are found even where an embedding misses them; retrieval.fuse
+merges this ranking with the embedding's."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+# English function words: they match nearly every memory and rank none.
+_FUNCTION_WORD_TEXT = (
+    "a an the and or but if of to in on at by for with from about into over under is "
+    "are was were be been being am do does did have has had i you he she it we they me "
+    "him her us them my your his its our their this that these those what who whom "
+    "which when where why how not no yes so very just also too there here then than "
+    "some any all can could would should will shall may might must s t d ll re ve m"
+)
+FUNCTION_WORDS = frozenset(_FUNCTION_WORD_TEXT.split())
+MAX_TERMS = 16  # a query's longest OR of terms (a pasted paragraph is not a question)
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def match_expression(text: str) -> str:
+    """The FTS5 query for a text: any of its content words, each quoted (so no word is
+    read as FTS5 syntax); '' when it has none."""
+    words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
+    terms = [w for w in words if w not in FUNCTION_WORDS][:MAX_TERMS]
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def search(db: sqlite3.Connection, agent_id: str, text: str, limit: int) -> list[int]:
+    """The ids of the agent's memories that share content words with `text`, best BM25
+    first, at most `limit`."""
+    expression = match_expression(text)
+    if not expression or limit <= 0:
+        return []
+    rows = db.execute(
+        "SELECT m.memory_id FROM memories_fts JOIN memories m ON m.memory_id = memories_fts.rowid"
+        " WHERE memories_fts MATCH ? AND m.agent_id = ? ORDER BY memories_fts.rank LIMIT ?",
+        (expression, agent_id, limit),
+    ).fetchall()
+    return [int(memory_id) for (memory_id,) in rows]

@@ -1,0 +1,127 @@
+"""Hybrid retrieval (retrieval = hybrid): the memories best by embedding and by BM25 in
+the store's full-text index, fused by rank, then the paper's terms; a question's
+temporal intent; in a lighthouse town and a mining colony."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from npc_brain.brain import Brain
+from npc_brain.llm.fakes import HashingEmbedder
+from npc_brain.memory.lexical import match_expression
+from npc_brain.memory.records import MemoryKind, Observation
+from npc_brain.memory.retrieval import RRF_K, fused
+from npc_brain.memory.when import asked_when
+from npc_brain.persona import Persona
+from tests.conftest import make_brain
+
+DAY = 86400.0
+NOW = dt.datetime(2031, 4, 2, 9, 0, tzinfo=dt.UTC).timestamp()
+SMALL_TALK = [
+    "Maren said good morning to the postman",
+    "Maren talked about the weather with a fisherman",
+    "Maren polished the lamp lens",
+    "Maren had tea by the window",
+    "Maren said the wind is cold today",
+    "Maren wound the clockwork of the lamp",
+]
+PLANTED = "A trader named Osric Vell sold Maren a brass sextant for 40 crowns"
+
+
+def keeper(tmp_path: Path, retrieval: str) -> Brain:
+    brain = make_brain(
+        tmp_path / retrieval,
+        embedder=HashingEmbedder(512),
+        importance_estimator="anchors",
+        retrieval=retrieval,
+    )
+
+    async def seed() -> None:
+        await brain.upsert_agent("", "maren", Persona("Maren Holt", 52), NOW - 40 * DAY)
+        await brain.add_memory(
+            "", "maren", NOW - 30 * DAY, MemoryKind.OBSERVATION, Observation(PLANTED)
+        )
+        for i, text in enumerate(SMALL_TALK):  # this morning's small talk
+            at = NOW - 3 * 3600 + i * 600
+            await brain.add_memory("", "maren", at, MemoryKind.OBSERVATION, Observation(text))
+
+    asyncio.run(seed())
+    return brain
+
+
+def test_a_month_old_fact_beats_this_mornings_small_talk_for_a_question_about_it(
+    tmp_path: Path,
+) -> None:
+    question = "Who sold you the sextant, Maren?"
+    hybrid = asyncio.run(keeper(tmp_path, "hybrid").retrieve("", "maren", NOW, question, k=3))
+    assert hybrid[0].memory.description == PLANTED
+    assert hybrid[0].lexical_rank == 1 and hybrid[0].dense_rank >= 1
+    # the paper's formula, on the same memories: this morning's talk crowds it out
+    paper = asyncio.run(keeper(tmp_path, "paper").retrieve("", "maren", NOW, question, k=3))
+    assert PLANTED not in [s.memory.description for s in paper]
+    assert all(s.lexical_rank == 0 and s.dense_rank == 0 for s in paper)
+
+
+def test_a_past_time_named_in_a_question_becomes_its_window(tmp_path: Path) -> None:
+    brain = keeper(tmp_path, "hybrid")
+    found = asyncio.run(brain.retrieve("", "maren", NOW, "What happened 30 days ago?", k=5))
+    assert [s.memory.description for s in found] == [PLANTED]
+
+
+def test_rank_fusion_adds_the_reciprocal_ranks_of_both_lists() -> None:
+    dense, lexical = np.array([1, 0, 3]), np.array([2, 1, 0])
+    expected = [1 / (RRF_K + 1) + 1 / (RRF_K + 2), 1 / (RRF_K + 1), 1 / (RRF_K + 3)]
+    assert fused(dense, lexical) == pytest.approx(expected)
+    assert fused(np.array([0]), np.array([0])) == pytest.approx([0.0])
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("Who sold the sextant?", '"sold" OR "sextant"'),
+        ("what's shaft 9's depth", '"shaft" OR "9" OR "depth"'),
+        ('the "of" AND NEAR(', '"near"'),
+        ("is it?", ""),
+    ],
+)
+def test_a_question_is_searched_by_its_content_words_each_quoted(
+    question: str, expression: str
+) -> None:
+    assert match_expression(question) == expression
+
+
+def test_the_full_text_index_follows_every_insert_and_delete_in_their_transaction(
+    tmp_path: Path,
+) -> None:
+    brain = keeper(tmp_path, "hybrid")
+    world = brain._world("")  # noqa: SLF001 - the store under the brain
+    stored = world.store.lexical("maren", "sextant", 10)
+    assert len(stored) == 1
+    assert world.store.forget("maren", stored[0])
+    assert world.store.lexical("maren", "sextant", 10) == []
+    with pytest.raises(sqlite3.OperationalError), world.store._transaction() as db:  # noqa: SLF001
+        db.execute("INSERT INTO memories_fts(rowid, description) VALUES (?, ?)", (10**6, "sextant"))
+        db.execute("SELECT * FROM no_such_table")  # fails: the whole write rolls back
+    assert world.store.lexical("maren", "sextant", 10) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "window", "looks_back"),
+    [
+        ("What did you do yesterday?", True, True),
+        ("Who came to the assay office last week?", True, True),
+        ("Who sold you the sextant, Maren?", False, True),
+        ("how's the weather", False, False),
+        ("What will you do tomorrow?", False, False),  # a window ahead: no memories yet
+    ],
+)
+def test_the_temporal_intent_of_a_question(question: str, window: bool, looks_back: bool) -> None:
+    intent = asked_when(question, NOW)
+    assert (intent.window is not None) == window
+    assert intent.looks_back == looks_back
