@@ -67,11 +67,17 @@ def _parser(prefer: str, base: dt.datetime) -> DateDataParser:
     return DateDataParser(languages=["en"], settings=settings)
 
 
+# Past forms as often said for the present: "got plans for Friday?" is "have you plans".
+_AS_OFTEN_PRESENT = frozenset(("got",))
+
+
 def past_tense(text: str) -> bool:
     """Whether a line speaks of the past: one of its words is a verb's past tense form
     ("did", "were", "talked"), by lemminflect's tables."""
     for word in text.lower().replace("?", " ").replace(",", " ").split():
         word = word.strip(".!;:'\"")
+        if word in _AS_OFTEN_PRESENT:
+            continue
         for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
             if word in getInflection(lemma, tag="VBD") and word != lemma:
                 return True

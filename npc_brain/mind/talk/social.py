@@ -178,16 +178,19 @@ async def _directions(scene: Scene) -> Answer:
 
 
 def _keepers(scene: Scene, address: str) -> list[tuple[str, str]]:
-    """Who of the world works at a place (name, role): a persona whose role names one of
-    its parts ("who runs the supply depot", "the keeper of the Red Boar Tavern")."""
-    names = [n.lower() for n in parts(address)]
-    found = []
-    for agent_id, name in scene.people.items():
-        agent = scene.world.store.get_agent(agent_id)
-        role = agent.persona.learned if agent is not None else ""
-        if any(re.search(rf"\b{re.escape(n)}\b", role.lower()) for n in names):
-            found.append((name, role))
-    return found
+    """Who of the world works at a place (name, role): those whose role names its spot
+    ("who runs the supply depot"), else its area ("the keeper of the Red Boar Tavern")."""
+    roles = {
+        name: agent.persona.learned
+        for agent_id, name in scene.people.items()
+        if (agent := scene.world.store.get_agent(agent_id)) is not None
+    }
+    for part in reversed(parts(address)):  # the spot first, then the area
+        pattern = rf"\b{re.escape(part.lower())}\b"
+        found = [(n, r) for n, r in roles.items() if re.search(pattern, r.lower())]
+        if found:
+            return found
+    return []
 
 
 def _time_greeting(now: GameTime) -> str:

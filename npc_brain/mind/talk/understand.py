@@ -206,18 +206,24 @@ def _third_person_verb(word: str) -> bool:
 
 
 def named_places(text: str, addresses: Sequence[str]) -> list[str]:
-    """The addresses whose own name (their last part but the world's, or their area's)
-    the text says ("the Red Boar" names "Oakvale:Red Boar Tavern:bar")."""
+    """The addresses whose own name the text says: their spot's ("the harbour office"),
+    else their area's ("the Red Boar" names "Oakvale:Red Boar Tavern:bar"); a name by its
+    first two words will do."""
     low = text.lower()
-    found = []
-    for address in addresses:
-        parts = [p.strip() for p in address.split(":")[1:] if p.strip()]
-        for part in parts:
-            words = [w for w in part.lower().split() if len(w) > 2]
-            if part.lower() in low or (len(words) > 1 and " ".join(words[:2]) in low):
-                found.append(address)
-                break
-    return found
+
+    def says(part: str) -> bool:
+        words = [w for w in part.lower().split() if len(w) > 2]
+        return part.lower() in low or (len(words) > 1 and " ".join(words[:2]) in low)
+
+    named = [[p.strip() for p in a.split(":")[1:] if p.strip()] for a in addresses]
+    by_spot = [
+        a
+        for a, parts in zip(addresses, named, strict=True)
+        if len(parts) > 1 and any(says(p) for p in parts[1:])
+    ]
+    if by_spot:
+        return by_spot
+    return [a for a, parts in zip(addresses, named, strict=True) if parts and says(parts[0])]
 
 
 def strangers_in(text: str, known: set[str]) -> list[str]:
