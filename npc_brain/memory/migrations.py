@@ -158,12 +158,13 @@ def m007_contradictions(db: sqlite3.Connection) -> None:
 
 
 def m008_lexical_index(db: sqlite3.Connection) -> None:
-    """A full-text index of the memories' descriptions (SQLite's FTS5, Porter stems),
-    kept by triggers in the same transaction as every insert and delete of a memory,
-    and built for the memories already stored (memory/lexical.py reads it)."""
+    """A full-text index of the memories' descriptions (SQLite's FTS5, Porter stems, no
+    positions: which memories hold a word), kept by triggers in the same transaction as
+    every insert and delete of a memory, and built for the memories already stored
+    (memory/lexical.py reads it)."""
     db.execute(
         "CREATE VIRTUAL TABLE memories_fts USING fts5(description, content='memories',"
-        " content_rowid='memory_id', tokenize='porter unicode61')"
+        " content_rowid='memory_id', tokenize='porter unicode61', detail='none')"
     )
     db.execute(
         "CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN"

@@ -112,6 +112,12 @@ def fused(dense_rank: NDArray[np.intp], lexical_rank: NDArray[np.intp]) -> Float
 
 
 def top_k(scores: FloatArray, k: int) -> NDArray[np.intp]:
-    """Indices of the k best scores, best first; ties keep the earlier (older) candidate."""
+    """Indices of the k best scores, best first; ties keep the earlier (older) candidate.
+    Only the scores from the k-th best up are sorted (the same order a full stable sort
+    gives them)."""
+    if len(scores) > 4 * k > 0:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        kept = np.flatnonzero(scores >= kth)  # in their order: ties stay as they were
+        return np.asarray(kept[np.argsort(-scores[kept], kind="stable")][:k], dtype=np.intp)
     order = np.argsort(-scores, kind="stable")
     return order[:k]

@@ -398,23 +398,24 @@ class AgentStream:
         self, vector: NDArray[np.float32], allowed: NDArray[np.bool_], count: int, size: int
     ) -> NDArray[np.intp]:
         """The positions of the allowed memories nearest `vector`, nearest first, at most
-        `size`: exact while they are few, from the ANN index's best texts beyond."""
-        if count <= self.exact_limit or self.ann is None:
-            positions = np.flatnonzero(allowed)
-            sims = self._vectors.data[positions] @ vector
-            if len(sims) > size:  # the best `size` first, then only they are sorted
-                kept = np.argpartition(-sims, size - 1)[:size]
-                positions, sims = positions[kept], sims[kept]
-            best = np.argsort(-sims, kind="stable")
-            return np.asarray(positions[best], dtype=np.intp)
+        `size`: by their distinct texts (a stream says the same thing often), every text
+        scored while there is no ANN index, its best texts beyond; a text's memories in
+        their order."""
         texts_allowed = np.zeros(self.distinct_texts, dtype=np.bool_)
         texts_allowed[self._text_of.data[allowed]] = True
-        texts, _, _ = self._text_matches(vector, texts_allowed)
-        is_match = np.zeros(self.distinct_texts, dtype=np.bool_)
-        is_match[texts] = True
-        positions = np.flatnonzero(allowed & is_match[self._text_of.data])
-        sims = self._vectors.data[positions] @ vector
-        return np.asarray(positions[np.argsort(-sims, kind="stable")[:size]], dtype=np.intp)
+        if self.ann is None:
+            sims = np.where(texts_allowed, self._text_vectors.data @ vector, -np.inf)
+            wanted = min(size, int(texts_allowed.sum()))
+            texts = np.argpartition(-sims, wanted - 1)[:wanted]
+        else:
+            texts, _, _ = self._text_matches(vector, texts_allowed)
+            sims = np.full(self.distinct_texts, -np.inf)
+            sims[texts] = self._text_vectors.data[texts] @ vector
+        text_rank = np.full(self.distinct_texts, len(texts), dtype=np.intp)
+        text_rank[texts[np.argsort(-sims[texts], kind="stable")]] = np.arange(len(texts))
+        positions = np.flatnonzero(allowed & (text_rank < len(texts))[self._text_of.data])
+        order = np.lexsort((positions, text_rank[self._text_of.data[positions]]))
+        return np.asarray(positions[order][:size], dtype=np.intp)
 
     def explain(self, query: Query, left_out: int, focus: int | None = None) -> Explained:
         """What `retrieve` answers and why: the top k, then the `left_out` most important
