@@ -348,9 +348,9 @@ class AgentStream:
     ) -> tuple[NDArray[np.intp], ScoreTerms, NDArray[np.intp], NDArray[np.intp]]:
         """Hybrid retrieval's terms for every allowed memory: the paper's recency and
         importance, and as relevance the ranks by embedding and by BM25 (query.lexical)
-        fused (retrieval.fused), over [0, best]; a memory in neither list has relevance
-        0. Returns the allowed positions, their terms and their two ranks (0: not
-        ranked)."""
+        fused (retrieval.fused), min-max normalised over the memories either list ranks;
+        a memory in neither has relevance 0. Returns the allowed positions, their terms
+        and their two ranks (0: not ranked)."""
         size = max(self.first_candidates, 4 * query.k)
         positions = np.flatnonzero(allowed)
         dense = self._dense_order(query.vector, allowed, count, size)
@@ -362,6 +362,10 @@ class AgentStream:
         )
         dense_rank, lexical_rank = dense_rank[positions], lexical_rank[positions]
         relevance = fused(dense_rank, lexical_rank)
+        ranked = relevance[relevance > 0]
+        if len(ranked):  # min-max over the ranked memories; those in neither list: 0
+            span = Range(float(ranked.min()), float(ranked.max()))
+            relevance = np.where(relevance > 0, span.normalise(relevance), 0.0)
         terms = score(
             recency[positions],
             self._scores.importance.data[positions].astype(np.float64),
@@ -370,7 +374,7 @@ class AgentStream:
             ranges=(
                 Range.of(recency[positions]),
                 Range.of(self._scores.importance.data[positions].astype(np.float64)),
-                Range(0.0, float(relevance.max())),
+                Range(0.0, 1.0),
             ),
         )
         return positions, terms, dense_rank, lexical_rank

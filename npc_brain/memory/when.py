@@ -86,8 +86,9 @@ def past_tense(text: str) -> bool:
 
 @dataclass(frozen=True)
 class TemporalIntent:
-    """What a question asks of time: the window it names in the past or present (None:
-    none, or one ahead, whose memories do not exist yet), and whether it looks back (a
+    """What a question asks of time: the window it names in the past (or the present, in
+    the past tense: "what did you do today?"; None: none, one ahead, whose memories do
+    not exist yet, or the present asked in the present tense), and whether it looks back (a
     verb in the past tense, a window before now, or a name: "Who bought the Gull?"),
     which lowers recency's weight in retrieval."""
 
@@ -97,9 +98,11 @@ class TemporalIntent:
 
 def asked_when(text: str, now: GameTime) -> TemporalIntent:
     """The temporal intent of a question asked at `now`."""
-    window = anchor(text, now)
+    window, past = anchor(text, now), past_tense(text)
     if window is not None and window.start >= now:
         window = None  # "tomorrow": what is planned for it was written before it
+    if window is not None and window.holds(now) and not past:
+        window = None  # "right now", "today" in the present tense: recency's to weigh
     named = any(w[:1].isupper() and w != "I" for w in text.split()[1:])
-    looks_back = past_tense(text) or named or (window is not None and window.end <= now)
+    looks_back = past or named or (window is not None and window.end <= now)
     return TemporalIntent(window, looks_back)

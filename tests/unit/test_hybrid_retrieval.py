@@ -119,6 +119,8 @@ def test_the_full_text_index_follows_every_insert_and_delete_in_their_transactio
         ("Who sold you the sextant, Maren?", False, True),
         ("how's the weather", False, False),
         ("What will you do tomorrow?", False, False),  # a window ahead: no memories yet
+        ("What inspires you right now?", False, False),  # the present: recency's to weigh
+        ("What did you do today?", True, True),
     ],
 )
 def test_the_temporal_intent_of_a_question(question: str, window: bool, looks_back: bool) -> None:
