@@ -14,6 +14,7 @@ import pytest
 
 from npc_brain.brain import Brain
 from npc_brain.llm.fakes import HashingEmbedder
+from npc_brain.memory import lexical
 from npc_brain.memory.lexical import match_expression
 from npc_brain.memory.records import MemoryKind, Observation
 from npc_brain.memory.retrieval import RRF_K, fused
@@ -127,3 +128,13 @@ def test_the_temporal_intent_of_a_question(question: str, window: bool, looks_ba
     intent = asked_when(question, NOW)
     assert (intent.window is not None) == window
     assert intent.looks_back == looks_back
+
+
+def test_a_word_too_common_in_the_world_is_not_searched_by(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    brain = keeper(tmp_path, "hybrid")
+    store = brain._world("").store  # noqa: SLF001 - the store under the brain
+    assert len(store.lexical("maren", "Maren and the sextant", 10)) == 7  # all say "Maren"
+    monkeypatch.setattr(lexical, "COMMON", 3)  # "maren" is in 7 memories: too common now
+    assert len(store.lexical("maren", "Maren and the sextant", 10)) == 1
