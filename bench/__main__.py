@@ -25,6 +25,9 @@ Sections (all but realtime by default; a full run takes about 10 minutes on 2 co
   tree and by the talk layer before its rebuild (git archive of bench/talk_section.py's
   BASELINE), each reply judged by its line's rule; writes bench/results/
   talk_transcript.md (bench/talk_section.py).
+- long-memory (only with --only long-memory: about a minute): retrieval in a month of six
+  NPCs' mostly routine memories (bench/data/long_memory, test split), hybrid against the
+  paper's formula, relevance alone and BM25: hit@10 per category (bench/long_memory.py).
 - realtime (only with --only realtime: about 30 minutes, plus llama-server's build the
   first time): a player's first token idle and while the town thinks, against the
   serial scheduler; 8 calls decoded together against 1, beside llama-server; the default
@@ -55,13 +58,21 @@ from typing import Any
 
 import numpy as np
 
-from bench import demo_report, prompt_cache, realtime_section, retrieval, server_suite, talk_section
+from bench import (
+    demo_report,
+    long_memory,
+    prompt_cache,
+    realtime_section,
+    retrieval,
+    server_suite,
+    talk_section,
+)
 from bench.common import Row, render, timed
 from npc_brain.config import Settings
 from npc_brain.llm.llama import LlamaEmbedder
 
 DEFAULT_SECTIONS = ("model", "embedding", "prompts", "retrieval")
-SECTIONS = (*DEFAULT_SECTIONS, "realtime", "talk")
+SECTIONS = (*DEFAULT_SECTIONS, "realtime", "talk", "long-memory")
 
 
 def retrieval_rows(quick: bool) -> list[Row]:
@@ -158,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "talk" in sections:
         progress("talk: a player's lines in three settings, this tree and the code before")
         rows += talk_section.rows()
+    if "long-memory" in sections:
+        progress("long memory: a month of six NPCs' memories, hybrid retrieval vs baselines")
+        rows += long_memory.rows()
     if "realtime" in sections:
         progress("real time: first token, batching, the demo town, a day, Tick, contention")
         rows += realtime_section.rows(args.quick)

@@ -339,9 +339,13 @@ class Faculties:
         margin = len(outweighed) + (LEFT_OUT_MARGIN if leave_out is not None else 0)
         if margin:  # room for the memories left out
             query = replace(query, k=k + margin)
+        retrieved = stream.retrieve(query)
+        if not retrieved and created_after is None and created_before is None:
+            # a window read from the question's words held nothing: ask without it
+            retrieved = stream.retrieve(replace(query, created_after=None, created_before=None))
         found = [
             s
-            for s in stream.retrieve(query)
+            for s in retrieved
             if s.memory.memory_id not in outweighed and not (leave_out and leave_out(s.memory))
         ][:k]
         world.store.touch([s.memory.memory_id for s in found], game_time)

@@ -31,7 +31,7 @@ def test_memories_parse_with_their_fields() -> None:
         assert set(m) == MEMORY_KEYS
         assert m["kind"] in {"observation", "dialogue", "plan", "reflection"}
         assert m["source"] in {"seen", "heard", "told", "author"}
-        assert 0 <= m["day"] and 0.0 <= m["hour"] < 24.0 and m["text"]
+        assert m["day"] >= 0 and 0.0 <= m["hour"] < 24.0 and m["text"]
 
 
 def test_at_least_five_npcs_each_remember_four_weeks() -> None:
