@@ -65,6 +65,7 @@ def test_the_addon_tests_pass_in_a_real_godot_engine(
             tmp_path / "data",
             *("--http-port", "0", "--http-cors-origins", page.origin),
             *("--chat-url", model.url, "--chat-api-model", MODEL),
+            *("--reply-wording", "model"),  # the live test counts the model's sentence
         )
         try:
             assert server.process.stdout is not None

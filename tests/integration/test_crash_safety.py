@@ -22,6 +22,9 @@ SIGTERM_CYCLE = 2  # the one ended by SIGTERM instead
 WRITERS = 3
 ACKED_PER_CYCLE = 25  # the kill comes once this many more writes are acknowledged
 EXACT_LIMIT = "100"  # streams beyond 100 memories use the FAISS index: exercise it
+# Durability, not ranking: the paper's retrieval (relevance-led weights) finds each
+# acknowledged text first; hybrid fuses in BM25, which ranks "event number 2" by its words.
+SERVER_FLAGS = ("--exact-retrieval-limit", EXACT_LIMIT, "--retrieval", "paper")
 T0 = 1_676_365_200
 CYCLE_SECONDS = 100_000  # each cycle writes in its own game-time window
 
@@ -98,7 +101,7 @@ def test_no_acknowledged_memory_is_lost_across_sigkill_restarts(tmp_path: Path) 
     lock = threading.Lock()
     lost = 0
     for cycle in range(CYCLES):
-        server = ServerProcess(tmp_path / "data", "--exact-retrieval-limit", EXACT_LIMIT)
+        server = ServerProcess(tmp_path / "data", *SERVER_FLAGS)
         server.stub.UpsertAgent(
             pb.UpsertAgentRequest(
                 agent_id="isabella", persona=pb.Persona(name="Isabella Rodriguez")
@@ -121,7 +124,7 @@ def test_no_acknowledged_memory_is_lost_across_sigkill_restarts(tmp_path: Path) 
         for thread in writers:
             thread.join(timeout=60)
 
-    server = ServerProcess(tmp_path / "data", "--exact-retrieval-limit", EXACT_LIMIT)
+    server = ServerProcess(tmp_path / "data", *SERVER_FLAGS)
     try:
         lost += _check(server, acked, CYCLES)
         print(

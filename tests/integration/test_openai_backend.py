@@ -77,7 +77,9 @@ def test_perceive_act_and_converse_through_llama_cpp_server(
     data_dir = tmp_path / "data"
     remote = ["--chat-url", chat.url, "--chat-api-model", chat.alias, "--chat-concurrency", "2"]
     remote += ["--embed-url", embed.url, "--embed-api-model", embed.alias]
-    server = ServerProcess(data_dir, *remote, "--importance-estimator", "model")
+    server = ServerProcess(
+        data_dir, *remote, "--importance-estimator", "model", "--reply-wording", "model"
+    )
     try:
         stub = server.stub
         # Planning off: Act is one decision constrained to the known places (the planned
