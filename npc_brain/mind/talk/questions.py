@@ -234,7 +234,9 @@ async def _memories(scene: Scene) -> Answer:
     recalled = await scene.recall(
         scene.heard.text, CANDIDATES, created_after=after, created_before=before
     )
-    found = await relevant(scene, recalled) or (recalled[:1] if when else [])
+    found = _events_first(scene, await relevant(scene, recalled))
+    if not found and when is not None:  # what it did then, asked of it; else what happened
+        found = _events_first(scene, recalled)[:1]
     if found:
         return await _answered(scene, found)
     persona = await _persona_match(scene)
@@ -246,6 +248,19 @@ async def _memories(scene: Scene) -> Answer:
     if when is not None:
         return Answer((sentence(f"I don't remember anything special about {when.phrase}"),))
     return Answer((dont_know(scene),))
+
+
+EVENTS = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE)  # what happened, not what was thought
+
+
+def _events_first(scene: Scene, memories: list[MemoryRecord]) -> list[MemoryRecord]:
+    """Memories for a question of fact in the order they answer it: asked of the past,
+    what happened before what was concluded or planned ("what did you do this
+    morning?" is not "I feel nervous")."""
+    when = scene.heard.when
+    if not past_tense(scene.heard.text) and (when is None or when.start >= scene.now):
+        return memories
+    return sorted(memories, key=lambda m: m.kind not in EVENTS)
 
 
 async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:

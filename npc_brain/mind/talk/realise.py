@@ -451,6 +451,44 @@ def reported(teller: str, words: str, hearer: str = "me", pronoun: str = "they")
     return " ".join(x for x in (sentence(f"{teller} told {hearer} {lead}{said}"), *rest) if x)
 
 
+_ASKED_OF_YOU = re.compile(
+    r"\b(?:can|could|will|would|won't|can't)\s+(?:you|u|ya)\s+(?:please\s+)?(.+)", re.IGNORECASE
+)
+# The speaker's persons as the NPC says them back, and the NPC's as it says them.
+_FLIPPED = {"me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i": "you"}
+_FLIPPED |= {"us": "you", "our": "your", "you": "me", "your": "my", "yours": "mine"}
+
+
+def promised(request: str) -> str:
+    """What a request asks the NPC to do, as it promises it after "I'll": the verb
+    phrase after "can you ..." or of an imperative, to the clause's end, with the
+    persons turned round ("can you take a look at my arm, i think" -> "take a look at
+    your arm"); "" when the line has no verb phrase to promise."""
+    text = request.replace("’", "'")
+    found = _ASKED_OF_YOU.search(text)
+    phrase = found[1] if found else text
+    phrase = re.split(r"[.?!;,]|\s-\s", phrase, maxsplit=1)[0]
+    words = [w for w in re.findall(r"[\w'-]+", phrase) if w.lower() != "please"]
+    verb = words[0].lower() if words else ""
+    if verb in MODALS or verb not in _lemmas(verb).get("VERB", ()):
+        return ""  # it starts with a verb's base form ("take a look", "shoe my horse")
+    flipped = [_FLIPPED.get(w.lower(), w) if w.lower() in _FLIPPED else w for w in words]
+    flipped[0] = flipped[0].lower()
+    return " ".join(flipped)
+
+
+def sentences(text: str) -> list[str]:
+    """A text's sentences ("I'm the quartermaster. I run the depot." -> two); the full
+    stop of a short capitalised word ("Dr.", "St.") ends none."""
+    out, start = [], 0
+    for end in re.finditer(r"[.!?](?=\s+[A-Z])", text):
+        word = text[start : end.start()].rsplit(" ", 1)[-1]
+        if not (word[:1].isupper() and len(word) <= 3):
+            out.append(text[start : end.end()].strip())
+            start = end.end()
+    return [s for s in (*out, text[start:].strip()) if s]
+
+
 def sentence(text: str) -> str:
     """Single spaces, the first letter capitalised, a closing '.' unless one of .!? ends it."""
     s = " ".join(text.split()).rstrip(",;: ")

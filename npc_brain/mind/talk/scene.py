@@ -154,8 +154,14 @@ def persona_said(scene: Scene) -> dict[str, str]:
 
 
 def priced(memory: MemoryRecord) -> bool:
-    """A memory that says a number: a price, where it says what the NPC sells."""
-    return any(c.isdigit() for c in memory.description)
+    """A memory that says a price: a number, and a verb of trade ("sells a dagger for
+    12 coins", "a pie costs 5"); a number with none ("at 0900") is no price."""
+    words = memory.description.lower().replace(",", " ").split()
+    trades = any(TRADE_VERBS & set(getAllLemmas(w.strip(".;:!?")).get("VERB", ())) for w in words)
+    return trades and any(c.isdigit() for c in memory.description)
+
+
+TRADE_VERBS = frozenset(("sell", "cost", "charge", "price", "buy", "pay", "ask"))
 
 
 def has_plan(scene: Scene) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from enum import StrEnum
 
 from lemminflect import getAllLemmas
 
@@ -19,33 +18,11 @@ from npc_brain.memory.records import GameTime
 from npc_brain.memory.when import anchor
 from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.understand import named_places
+from npc_brain.mind.talk.wh import Slot, asked_for
+
+__all__ = ["Slot", "ago", "asked_for", "holds", "not_known"]
 
 
-class Slot(StrEnum):
-    """What the answer to a question must hold; the value is the wh-word that asks it."""
-
-    TIME = "when"
-    REASON = "why"
-    PERSON = "who"
-    PLACE = "where"
-    AMOUNT = "how much"
-
-
-# The wh-phrases, longest first so "how much" is read before "how".
-_ASKING = (
-    (("what", "time"), Slot.TIME),
-    (("how", "long"), Slot.TIME),
-    (("how", "soon"), Slot.TIME),
-    (("how", "come"), Slot.REASON),
-    (("what", "made"), Slot.REASON),
-    (("how", "much"), Slot.AMOUNT),
-    (("how", "many"), Slot.AMOUNT),
-    (("when",), Slot.TIME),
-    (("why",), Slot.REASON),
-    (("who",), Slot.PERSON),
-    (("whom",), Slot.PERSON),
-    (("where",), Slot.PLACE),
-)
 # Words that give a cause ("because my knees are bad", "since the raid", "due to").
 _CAUSES = frozenset(("because", "since", "due", "cause", "'cause", "after", "so"))
 # Number words, for an amount said in words ("three crates").
@@ -57,25 +34,6 @@ _NUMBERS = frozenset(
     )
 )
 _WORD = re.compile(r"[A-Za-z0-9']+")
-
-
-def asked_for(question: str) -> Slot | None:
-    """What a question asks for, from its first wh-phrase ("what time's the ferry": a
-    time; "do you know who sells bread?": a person); None for a yes/no question."""
-    words = [_plain(w) for w in _WORD.findall(question.lower())]
-    for i in range(len(words)):
-        for phrase, slot in _ASKING:
-            if tuple(words[i : i + len(phrase)]) == phrase:
-                return slot
-    return None
-
-
-def _plain(word: str) -> str:
-    """A wh-word without its clitic: "when's", "whens" and "when" are "when"."""
-    word = word.removesuffix("'s").removesuffix("'re")
-    if word in ("whens", "whys", "wheres", "whos", "whats"):
-        return word[:-1]
-    return word
 
 
 def holds(
@@ -90,8 +48,10 @@ def holds(
     a place (one of `places`' names, or a name after "at", "in", ...), an amount."""
     words = _WORD.findall(sentence)
     low = [w.lower() for w in words]
+    if slot == Slot.DURATION:
+        return bool(_spans(low))
     if slot == Slot.TIME:
-        return anchor(sentence, now) is not None or any(w.isdigit() for w in words)
+        return bool(_CLOCK.search(sentence)) or anchor(_undated(sentence, low), now) is not None
     if slot == Slot.REASON:
         return any(w in _CAUSES for w in low)
     if slot == Slot.AMOUNT:
@@ -105,6 +65,41 @@ def holds(
         and i + 1 < len(words)
         and (_name(words[i + 1]) or (low[i + 1] == "the" and i + 2 < len(words)))
         for i, w in enumerate(low)
+    )
+
+
+# A clock time: "7 pm", "6:30", "0600 station time", "at 18:00".
+_CLOCK = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\b[012]\d[0-5]\d\b"
+)
+# English's units of time, for a length of time ("twelve years", "3 days").
+_UNITS = frozenset(
+    ("second", "minute", "hour", "day", "night", "week", "fortnight", "month", "year", "decade")
+)
+# Words that make a length of time a point in it ("3 days ago", "in two weeks").
+_POINTING = frozenset(("ago", "later", "before", "after", "earlier", "from"))
+
+
+def _spans(low: Sequence[str]) -> list[tuple[int, int]]:
+    """Where words say a length of time: a number and a unit ("twelve years")."""
+    return [
+        (i, i + 2)
+        for i in range(len(low) - 1)
+        if (low[i].isdigit() or low[i] in _NUMBERS or low[i] in ("a", "an"))
+        and set(getAllLemmas(low[i + 1]).get("NOUN", ())) & _UNITS
+    ]
+
+
+def _undated(sentence: str, low: Sequence[str]) -> str:
+    """A sentence without its lengths of time ("I served twelve years" says no date),
+    but with those that point at a time ("three days ago", "in two weeks")."""
+    keep = []
+    for i, j in _spans(low):
+        pointed = (j < len(low) and low[j] in _POINTING) or (i and low[i - 1] in ("in", "within"))
+        if not pointed:
+            keep.append((i, j))
+    return " ".join(
+        w for k, w in enumerate(_WORD.findall(sentence)) if not any(i <= k < j for i, j in keep)
     )
 
 

@@ -8,10 +8,16 @@ import re
 
 import numpy as np
 
-from npc_brain.memory.records import GameTime
+from npc_brain.memory.records import GameTime, MemoryRecord, SourceKind
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
-from npc_brain.mind.talk.realise import sentence
+from npc_brain.mind.talk.realise import (
+    first_person,
+    persona_sentences,
+    promised,
+    sentence,
+    sentences,
+)
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
@@ -29,16 +35,8 @@ from npc_brain.mind.talk.scene import (
 
 
 def first_sentence(text: str) -> str:
-    """A text's first sentence ("I'm the quartermaster. I run the depot." -> the first);
-    a short capitalised word's full stop ("Dr.", "St.") ends none."""
-    for end in re.finditer(r"[.!?](?=\s+[A-Z])", text):
-        word = text[: end.start()].rsplit(" ", 1)[-1]
-        if not (word[:1].isupper() and len(word) <= 3):
-            return text[: end.end()].strip()
-    return text.strip()
-
-
-GRANTS = 0.3  # cosine of a request to a sentence of the role from which the role grants it
+    """A text's first sentence ("I'm the quartermaster. I run the depot." -> the first)."""
+    return next(iter(sentences(text)), "")
 
 
 async def _greeting(scene: Scene) -> Answer:
@@ -94,40 +92,67 @@ async def _other(scene: Scene) -> Answer:
 
 
 async def _request(scene: Scene) -> Answer:
-    """Granted when the request is close to what the NPC's role does (its identity,
-    routine or doing) or to what it sells (then with the price); else declined, naming
-    who of the world does such things."""
-    role = [s for key, s in persona_said(scene).items() if key in ("identity", "routine", "doing")]
+    """A request is the work of whoever of the world's people its line is nearest by
+    role (what they do, their routine, what the places they keep afford): the NPC sees
+    to it when that is itself ("Of course, I'll take a look at your arm."), and names
+    who does when it is someone else. What the NPC sells it grants with the price."""
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
     wares = [m for m in await relevant(scene, recalled) if priced(m) and own(m, scene)]
     if wares:
         return Answer(("Of course.", scene.say(wares[0])), tuple(scene.grounds), answered=True)
-    if role:
-        vectors = await scene.embed(role)
-        likeness = vectors @ scene.heard.vector
-        best = int(np.argmax(likeness))
-        if float(likeness[best]) >= GRANTS:
-            said = ("Of course, I can help with that.", role[best])
-            return Answer(said, (role[best],), answered=True)
+    likeness = await _role_likeness(scene)
+    mine = likeness.pop(scene.agent.agent_id, -1.0)
+    best_other = max(likeness, key=likeness.__getitem__, default="")
+    theirs = likeness.get(best_other, -1.0)
+    if mine >= FITS and mine + MARGIN >= theirs:
+        done = promised(scene.heard.text)
+        said = sentence(f"Of course, I'll {done}") if done else "Of course, I can help with that."
+        return Answer((said,), (), answered=True)
     declined = ["I'm sorry, I can't help you with that."]
-    if other := await _who_does(scene):
-        declined.append(f"You could ask {other}.")
+    if best_other and theirs >= REFERS:
+        declined.append(f"You could ask {scene.people[best_other]}.")
     return Answer(tuple(declined), tuple(declined[1:]))
 
 
-async def _who_does(scene: Scene) -> str:
-    """The other agent of the world whose role is nearest the line, if near enough."""
-    others = [
-        (name, agent.persona.learned)
-        for agent_id, name in scene.people.items()
-        if (agent := scene.world.store.get_agent(agent_id)) is not None and agent.persona.learned
-    ]
-    if not others:
-        return ""
-    vectors = await scene.embed([role for _, role in others])
-    likeness = vectors @ scene.heard.vector
-    best = int(np.argmax(likeness))
-    return others[best][0] if float(likeness[best]) >= GRANTS else ""
+FITS = 0.2  # cosine of a request to a role from which the role may do it
+REFERS = 0.3  # cosine from which the NPC names another whose role it is
+MARGIN = 0.03  # how far below another's role the NPC's own may be and it still does it
+
+
+async def _role_likeness(scene: Scene) -> dict[str, float]:
+    """How near the line is to each agent's role (the NPC's own included), by agent id:
+    its best cosine to the role's parts (what the agent does, its routine, what the
+    places it keeps afford, what the game says it sells)."""
+    roles: dict[str, list[str]] = {}
+    for agent_id in [scene.agent.agent_id, *scene.people]:
+        agent = scene.world.store.get_agent(agent_id)
+        if agent is None:
+            continue
+        p = agent.persona
+        said = persona_sentences(p.name, p.learned, "", p.lifestyle, "").values()
+        kept = [a for place in scene.places if _keeps(p.learned, place) for a in affordances(place)]
+        sold = [first_person(m.description, p.name) for m in _wares(scene, agent_id)]
+        roles[agent_id] = [*(s for text in said for s in sentences(text)), *kept, *sold]
+    texts = [text for parts in roles.values() for text in parts]
+    if not texts:
+        return {}
+    asked = promised(scene.heard.text)  # what is asked, without "can you" and the rest
+    vector = (await scene.embed([asked]))[0] if asked else scene.heard.vector
+    likeness = iter((await scene.embed(texts)) @ vector)
+    return {a: max(float(next(likeness)) for _ in parts) for a, parts in roles.items() if parts}
+
+
+def _wares(scene: Scene, agent_id: str) -> list[MemoryRecord]:
+    """What the game says an agent sells: the priced memories it wrote of the agent."""
+    records = scene.world.stream(agent_id).records
+    return [m for m in records if m.source.kind == SourceKind.AUTHOR and priced(m)]
+
+
+def _keeps(role: str, address: str) -> bool:
+    """Whether a role names a place's spot or area ("runs the supply depot")."""
+    return any(
+        re.search(rf"\b{re.escape(part.lower())}\b", role.lower()) for part in parts(address)
+    )
 
 
 async def _trade(scene: Scene) -> Answer:

@@ -29,6 +29,7 @@ from npc_brain.mind.talk.acts import (
     shipped_matrix,
 )
 from npc_brain.mind.talk.answers import key_terms, names_in
+from npc_brain.mind.talk.wh import Slot, asked_for
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
 
@@ -148,11 +149,19 @@ def decided_act(line: str, vote: Vote, closing: Vote | None = None) -> Act:
     act = Act(vote.label)
     if closing is not None and closing.label == Act.FAREWELL and closing.confidence >= SURE:
         return Act.FAREWELL
+    if asked_for(line) in _ASKING_WHAT_IS and act not in _ASKS:
+        return max(_ASKS, key=lambda a: vote.shares.get(a, 0.0))
     if act == Act.OTHER and line.endswith("?") and vote.confidence < SURE:
         return Act.FACT
     if act == Act.FAREWELL and vote.confidence < ENDS:
         return _runner_up(vote)
     return act
+
+
+# A question of when, how long or why asks what is so ("why is the gate shut?"); it is
+# no small talk, trade or greeting, whatever its words are near.
+_ASKING_WHAT_IS = (Slot.TIME, Slot.DURATION, Slot.REASON)
+_ASKS = (Act.FACT, Act.OPINION, Act.FEELINGS, Act.REQUEST)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")

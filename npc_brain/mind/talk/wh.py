@@ -1,0 +1,55 @@
+"""What a question asks for, by its wh-phrase: English's closed class of question words
+("what time", "how come", "who"), not a game's vocabulary."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+
+class Slot(StrEnum):
+    """What the answer to a question must hold; the value is the wh-word that asks it."""
+
+    TIME = "when"
+    DURATION = "how long"
+    REASON = "why"
+    PERSON = "who"
+    PLACE = "where"
+    AMOUNT = "how much"
+
+
+# The wh-phrases, longest first so "how much" is read before "how".
+_ASKING = (
+    (("what", "time"), Slot.TIME),
+    (("how", "long"), Slot.DURATION),
+    (("how", "soon"), Slot.TIME),
+    (("how", "come"), Slot.REASON),
+    (("what", "made"), Slot.REASON),
+    (("how", "much"), Slot.AMOUNT),
+    (("how", "many"), Slot.AMOUNT),
+    (("when",), Slot.TIME),
+    (("why",), Slot.REASON),
+    (("who",), Slot.PERSON),
+    (("whom",), Slot.PERSON),
+    (("where",), Slot.PLACE),
+)
+_WORD = re.compile(r"[A-Za-z0-9']+")
+
+
+def asked_for(question: str) -> Slot | None:
+    """What a question asks for, from its first wh-phrase ("what time's the ferry": a
+    time; "do you know who sells bread?": a person); None for a yes/no question."""
+    words = [_plain(w) for w in _WORD.findall(question.lower())]
+    for i in range(len(words)):
+        for phrase, slot in _ASKING:
+            if tuple(words[i : i + len(phrase)]) == phrase:
+                return slot
+    return None
+
+
+def _plain(word: str) -> str:
+    """A wh-word without its clitic: "when's", "whens" and "when" are "when"."""
+    word = word.removesuffix("'s").removesuffix("'re")
+    if word in ("whens", "whys", "wheres", "whos", "whats"):
+        return word[:-1]
+    return word
