@@ -17,6 +17,7 @@ from npc_brain.mind.talk.realise import first_person, sentence
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
+    RELATED,
     RELEVANT,
     Answer,
     Composer,
@@ -154,12 +155,20 @@ async def _about_self(scene: Scene) -> Answer:
     def fits(text: str) -> bool:  # holds what the question asks for ("how long": a time)
         return slot is not None and holds(slot, text, scene.now, people, scene.places)
 
-    # what holds what is asked and shares most of the line's words, then what is nearest
+    # what holds what is asked and shares most of the line's words, then what is nearest;
+    # a memory shares a word with the line, or holds what is asked and bears on it
+    # asked of its past ("where did you grow up?"), its memories before its persona,
+    # which says what it is now ("I live at Ring C")
+    back = past_tense(scene.heard.text)
     rank = [
-        (fits(t) and bool(asked & key_terms(t)), len(asked & key_terms(t)), float(x))
-        for t, x in zip(texts, likeness, strict=True)
+        (fits(t), back and i >= len(said), len(asked & key_terms(t)), float(x))
+        for i, (t, x) in enumerate(zip(texts, likeness, strict=True))
     ]
-    eligible = [i for i in range(len(texts)) if i < len(said) or rank[i][1]]  # memories: a word
+    eligible = [
+        i
+        for i in range(len(texts))
+        if i < len(said) or rank[i][2] or (rank[i][0] and rank[i][3] >= RELATED)
+    ]
     best = max(eligible, key=lambda i: rank[i])
     if best >= len(said):  # a memory of its own past ("Who taught you your trade?")
         return Answer((scene.say(mine[best - len(said)]),), tuple(scene.grounds), answered=True)
@@ -289,7 +298,9 @@ async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:
     for said in persona_said(scene).values():
         if asked & key_terms(said) and holds(slot, said, scene.now, people, scene.places):
             return Answer((said,), (said,), answered=True)
-    return Answer((not_known(slot), scene.say(found[0])), tuple(scene.grounds), answered=True)
+    known = found[:2] if slot == Slot.REASON else found[:1]  # why: what bears on it
+    said = (not_known(slot), *(scene.say(m) for m in known))
+    return Answer(said, tuple(scene.grounds), answered=True)
 
 
 def _verb_form(word: str) -> bool:
@@ -300,8 +311,18 @@ def _verb_form(word: str) -> bool:
 
 async def _mentioned(scene: Scene, name: str) -> bool:
     """Whether a memory of the NPC names `name` (a name nobody of the world has, and no
-    place it knows: someone or something it heard of)."""
-    return scene.world.stream(scene.agent.agent_id).mentions(name)
+    place it knows: someone or something it heard of), besides what the speaker and the
+    NPC said to each other (asking twice does not make a name known)."""
+    stream = scene.world.stream(scene.agent.agent_id)
+    if not stream.mentions(name):
+        return False
+    us = {scene.speaker or scene.speaker_id}
+    low = name.lower()
+    return any(
+        low in m.description.lower()
+        and not ((line := said_line(m.description)) and us & set(line[:2]))
+        for m in stream.records
+    )
 
 
 async def _persona_match(scene: Scene) -> str:

@@ -154,13 +154,26 @@ def persona_said(scene: Scene) -> dict[str, str]:
 
 
 def priced(memory: MemoryRecord) -> bool:
-    """A memory that says a price: a number, and a verb of trade ("sells a dagger for
-    12 coins", "a pie costs 5"); a number with none ("at 0900") is no price."""
-    words = memory.description.lower().replace(",", " ").split()
-    trades = any(TRADE_VERBS & set(getAllLemmas(w.strip(".;:!?")).get("VERB", ())) for w in words)
-    return trades and any(c.isdigit() for c in memory.description)
+    """A memory that says a price: a number with a verb of trade ("sells a dagger for
+    12 coins", "a pie costs 5") or with what it counts in ("berths at 200 credits
+    each"); a clock time or a number of a name ("at 0900", "Bay 3") is no price."""
+    words = [w.strip(".;:!?()") for w in memory.description.lower().replace(",", " ").split()]
+    numbers = [
+        after
+        for w, after in zip(words, [*words[1:], ""], strict=True)
+        if w.isdigit() and not CLOCK.fullmatch(w) and after not in ("am", "pm")
+    ]
+    trades = any(TRADE_VERBS & set(getAllLemmas(w).get("VERB", ())) for w in words)
+    return any(_counts_in(after) for after in numbers) or (trades and bool(numbers))
 
 
+def _counts_in(word: str) -> bool:
+    """Whether a word after a number says what it counts in: a plural noun ("coins")."""
+    nouns = getAllLemmas(word).get("NOUN", ())
+    return bool(nouns) and word not in nouns and word not in ("am", "pm")
+
+
+CLOCK = re.compile(r"[012]\d[0-5]\d")  # a 24-hour clock time ("0600", "1830")
 TRADE_VERBS = frozenset(("sell", "cost", "charge", "price", "buy", "pay", "ask"))
 
 

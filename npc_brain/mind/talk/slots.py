@@ -24,7 +24,7 @@ __all__ = ["Slot", "ago", "asked_for", "holds", "not_known"]
 
 
 # Words that give a cause ("because my knees are bad", "since the raid", "due to").
-_CAUSES = frozenset(("because", "since", "due", "cause", "'cause", "after", "so"))
+_CAUSES = frozenset(("because", "since", "due", "cause", "'cause", "so"))
 # Number words, for an amount said in words ("three crates").
 _NUMBERS = frozenset(
     (

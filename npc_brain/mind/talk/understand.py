@@ -29,6 +29,7 @@ from npc_brain.mind.talk.acts import (
     shipped_matrix,
 )
 from npc_brain.mind.talk.answers import key_terms, names_in
+from npc_brain.mind.talk.realise import FUNCTION_WORDS, MODALS
 from npc_brain.mind.talk.wh import Slot, asked_for
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
@@ -238,7 +239,8 @@ def named_places(text: str, addresses: Sequence[str]) -> list[str]:
 def strangers_in(text: str, known: set[str]) -> list[str]:
     """Names in a line that no one and nothing of the world has: runs of capitalised
     words, not at the line's start, none of them an English word (lemminflect knows no
-    lemma of it) nor a word of a known name ("Do you know a Zedrick Pell?")."""
+    lemma of it) nor a word of a known name ("Do you know a Zedrick Pell?"); and runs
+    of two or more such words, whatever their case ("ever met a marla quist?")."""
     found = []
     for match in _CAPITALISED.finditer(text):
         if match.start() == 0 or text[: match.start()].rstrip().endswith((".", "!", "?")):
@@ -247,4 +249,19 @@ def strangers_in(text: str, known: set[str]) -> list[str]:
         if any(w.lower() in known or getAllLemmas(w.lower()) for w in words):
             continue
         found.append(match.group())
+    run: list[str] = []
+    for token in [*re.findall(r"[\w']+|[^\w\s]", text), "."]:  # "know a marla quist?"
+        if token.isalpha() and len(token) >= 3 and _unknown(token, known):
+            run.append(token.capitalize())
+            continue
+        name = " ".join(run)
+        if len(run) >= 2 and name not in found:
+            found.append(name)
+        run = []
     return found
+
+
+def _unknown(word: str, known: set[str]) -> bool:
+    """A word no one of the world is called and English does not know (no lemma)."""
+    low = word.lower()
+    return low not in known and low not in FUNCTION_WORDS | MODALS and not getAllLemmas(low)
