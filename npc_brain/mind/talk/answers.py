@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import snowballstemmer
+from lemminflect import getAllLemmas
 
 from npc_brain.persona import Persona
 
@@ -66,9 +68,16 @@ def key_terms(text: str) -> set[str]:
     return {stem(w) for w in words if (w not in _STOP and len(w) > 2) or w.isdigit()}
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
-    """A word's English Snowball stem (the one stemmer of the whole tree)."""
-    stemmed: str = _STEMMER.stemWord(word)
+    """A word's English Snowball stem (the one stemmer of the whole tree), taken from
+    its lemma when it is an irregular verb's form that the stemmer cannot join to it
+    ("grew" and "grow", "sold" and "sell", by lemminflect's tables)."""
+    lemmas = getAllLemmas(word)
+    verbs = lemmas.get("VERB", ())
+    noun = word in lemmas.get("NOUN", ())  # "ground", "rose": a noun of its own
+    lemma = verbs[0] if len(verbs) == 1 and not noun else word
+    stemmed: str = _STEMMER.stemWord(lemma)
     return stemmed
 
 

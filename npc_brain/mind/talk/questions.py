@@ -190,7 +190,12 @@ async def _about_people(scene: Scene) -> Answer:
     recalled = await scene.recall(f"{name} {scene.heard.text}", CANDIDATES)
     first = name.split()[0].lower()
     about = [m for m in recalled if m.subject == named or first in m.description.lower()]
-    found = await relevant(scene, about, floor=0.0)
+    # what bears on the question; else what the person did or said that it knows
+    # ("Is the dock chief leaving?": "End of the month, I'm done."), or thinks of them
+    theirs = [m for m in about if m.description.lower().startswith(first) or m.kind in CONCLUSIONS][
+        :1
+    ]
+    found = await relevant(scene, about, floor=0.0) or theirs
     if found:
         return await _answered(scene, found)
     if view:
@@ -218,10 +223,12 @@ async def _plans(scene: Scene) -> Answer:
     kinds = [MemoryKind.PLAN, MemoryKind.OBSERVATION, MemoryKind.DIALOGUE]
     recalled = await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds)
     bearing = await relevant(scene, recalled)
-    found = [m for m in bearing if own(m, scene)] or bearing  # its own plans first
-    if not found and to_you(scene.heard.text):  # asked its plans: the plans it made
+    asked_me = to_you(scene.heard.text)
+    found = ([m for m in bearing if own(m, scene)] if asked_me else []) or bearing
+    if not found and asked_me:  # asked its plans: the plans it made
         found = [m for m in recalled if m.kind == MemoryKind.PLAN and own(m, scene)]
-    if found and (when is None or not has_plan(scene)):
+    # what it knows of others' plans; its own, from today's plan when it has one
+    if found and (when is None or not has_plan(scene) or not asked_me):
         return await _answered(scene, found)
     plan = planned(scene, when.start + HALF_HOUR if when else scene.now)
     if plan:
@@ -256,10 +263,13 @@ async def _memories(scene: Scene) -> Answer:
         return Answer((scene.say(concluded[0]),), tuple(scene.grounds), answered=True)
     if when is not None:
         return Answer((sentence(f"I don't remember anything special about {when.phrase}"),))
+    if to_you(scene.heard.text) and (doing := doing_now(scene)):  # "been busy?"
+        return Answer((doing,), (doing,), answered=True)
     return Answer((dont_know(scene),))
 
 
 EVENTS = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE)  # what happened, not what was thought
+CONCLUSIONS = (MemoryKind.REFLECTION, MemoryKind.THOUGHT)
 
 
 def _events_first(scene: Scene, memories: list[MemoryRecord]) -> list[MemoryRecord]:
@@ -299,8 +309,8 @@ async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:
         if asked & key_terms(said) and holds(slot, said, scene.now, people, scene.places):
             return Answer((said,), (said,), answered=True)
     known = found[:2] if slot == Slot.REASON else found[:1]  # why: what bears on it
-    said = (not_known(slot), *(scene.say(m) for m in known))
-    return Answer(said, tuple(scene.grounds), answered=True)
+    told = (not_known(slot), *(scene.say(m) for m in known))
+    return Answer(told, tuple(scene.grounds), answered=True)
 
 
 def _verb_form(word: str) -> bool:

@@ -419,7 +419,8 @@ def reported(teller: str, words: str, hearer: str = "me", pronoun: str = "they")
     if _low(toks, 0) == "do" and _low(toks, 1) == "n't":
         toks, lead = toks[2:], "not "
     lemma, tags = _verb(_low(toks, 0))
-    if lemma == _low(toks, 0) and "VB" in tags and not (_finite(toks, 1) or _capitalised(toks, 1)):
+    imperative = _low(toks, 1) != "of" and not (_finite(toks, 1) or _capitalised(toks, 1))
+    if lemma == _low(toks, 0) and "VB" in tags and imperative:  # not "End of the month, ..."
         lead += "to "
     elif lead:
         toks, lead = _tokens("don't " + _render(toks)), ""

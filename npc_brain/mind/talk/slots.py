@@ -54,7 +54,7 @@ def holds(
         return bool(_CLOCK.search(sentence)) or anchor(_undated(sentence, low), now) is not None
     if slot == Slot.REASON:
         return any(w in _CAUSES for w in low)
-    if slot == Slot.AMOUNT:
+    if slot in (Slot.AMOUNT, Slot.COUNT):
         return any(any(c.isdigit() for c in w) or w in _NUMBERS for w in low)
     if slot == Slot.PERSON:
         return bool(names_in(sentence, people)) or any(_name(w) for w in words[1:])

@@ -181,35 +181,56 @@ async def _directions(scene: Scene) -> Answer:
     places = [p for p in scene.places if p != scene.agent.persona.home_address] or scene.places
     named = [p for p in scene.heard.places if p in places]
     keepers = {p: _keepers(scene, p) for p in places}
+    for agent_id in scene.heard.people:  # "how do I get to the herbalist?": where they live
+        agent = scene.world.store.get_agent(agent_id)
+        if not named and agent is not None and agent.persona.home_address in places:
+            named = [agent.persona.home_address]
+            keepers[named[0]] = [(agent.persona.name, agent.persona.learned)]
     if not named and places:
+        # each place by its nearest part: what it is, each thing it affords, who keeps it
         profiles = [
-            f"{' '.join(parts(p))}: {', '.join(affordances(p))}. "
-            + " ".join(role for _, role in keepers[p])
-            for p in places
+            [" ".join(parts(p)), *affordances(p), *(role for _, role in keepers[p])] for p in places
         ]
-        vectors = await scene.embed(profiles)
-        likeness = vectors @ scene.heard.vector
+        vectors = iter(await scene.embed([t for texts in profiles for t in texts]))
+        likeness = np.array(
+            [max(float(next(vectors) @ scene.heard.vector) for _ in texts) for texts in profiles]
+        )
         order = np.argsort(-likeness)
-        named = [places[int(i)] for i in order[:2] if float(likeness[int(i)]) >= RELATED]
+        best = float(likeness[int(order[0])])
+        named = [
+            places[int(i)]
+            for i in order[:2]
+            if float(likeness[int(i)]) >= max(RELATED, best - ALSO)  # a second as near
+        ]
         named = named or [places[int(order[0])]]
     if not named:
         return Answer(("I'm sorry, I don't know my way around well enough to say.",))
     where = " or ".join(dict.fromkeys(place_phrase(p) for p in named[:2]))
     said = [sentence(f"You could try {where}")]
+    asked = parts(named[0])
+    spot = asked[1].lower() if len(asked) > 1 else ""
+    if spot and spot in scene.heard.text.lower() and spot not in asked[0].lower():
+        said = [sentence(f"{place_phrase(asked[1])} is at {place_phrase(asked[0])}")]  # asked
     if len(keepers.get(named[0], [])) == 1:
         said.append(sentence(f"{keepers[named[0]][0][0]} is there"))
     scene.grounds.extend(named)
     return Answer(tuple(said), tuple(named), answered=True)
 
 
+ALSO = 0.05  # how much less near a second place may be and still be named
+
+
 def _keepers(scene: Scene, address: str) -> list[tuple[str, str]]:
-    """Who of the world works at a place (name, role): those whose role names its spot
-    ("who runs the supply depot"), else its area ("the keeper of the Red Boar Tavern")."""
-    roles = {
-        name: agent.persona.learned
-        for agent_id, name in scene.people.items()
-        if (agent := scene.world.store.get_agent(agent_id)) is not None
-    }
+    """Who of the world keeps a place (name, role): those who live there, else those
+    whose role names its spot ("who runs the supply depot"), else its area ("the keeper
+    of the Red Boar Tavern")."""
+    agents = [a for i in scene.people if (a := scene.world.store.get_agent(i)) is not None]
+    living = [
+        (a.persona.name, a.persona.learned) for a in agents if a.persona.home_address == address
+    ]
+    if living:
+        return living
+    roles = {a.persona.name: a.persona.learned for a in agents}
     for part in reversed(parts(address)):  # the spot first, then the area
         pattern = rf"\b{re.escape(part.lower())}\b"
         found = [(n, r) for n, r in roles.items() if re.search(pattern, r.lower())]

@@ -159,9 +159,10 @@ def decided_act(line: str, vote: Vote, closing: Vote | None = None) -> Act:
     return act
 
 
-# A question of when, how long or why asks what is so ("why is the gate shut?"); it is
-# no small talk, trade or greeting, whatever its words are near.
-_ASKING_WHAT_IS = (Slot.TIME, Slot.DURATION, Slot.REASON)
+# A question of when, how long, how many or why asks what is so ("why is the gate
+# shut?", "how many crates are missing?"); it is no small talk, trade or greeting,
+# whatever its words are near.
+_ASKING_WHAT_IS = (Slot.TIME, Slot.DURATION, Slot.COUNT, Slot.REASON)
 _ASKS = (Act.FACT, Act.OPINION, Act.FEELINGS, Act.REQUEST)
 
 

@@ -16,6 +16,7 @@ class Slot(StrEnum):
     PERSON = "who"
     PLACE = "where"
     AMOUNT = "how much"
+    COUNT = "how many"
 
 
 # The wh-phrases, longest first so "how much" is read before "how".
@@ -26,7 +27,7 @@ _ASKING = (
     (("how", "come"), Slot.REASON),
     (("what", "made"), Slot.REASON),
     (("how", "much"), Slot.AMOUNT),
-    (("how", "many"), Slot.AMOUNT),
+    (("how", "many"), Slot.COUNT),
     (("when",), Slot.TIME),
     (("why",), Slot.REASON),
     (("who",), Slot.PERSON),
