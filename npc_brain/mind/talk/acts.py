@@ -17,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -224,5 +225,22 @@ _SPACES = re.compile(r"\s+")
 
 
 def normalised(text: str) -> str:
-    """A line as the classifier reads it: single spaces, trimmed."""
-    return _SPACES.sub(" ", text).strip()
+    """A line as the classifier reads it: single spaces, trimmed, chat abbreviations
+    spelled out ("gtg, cya" -> "got to go, see you": data/chat_speak.tsv)."""
+    spelled = _ABBREVIATION.sub(lambda m: _chat_speak()[m[0].lower()], text)
+    return _SPACES.sub(" ", spelled).strip()
+
+
+@cache
+def _chat_speak() -> dict[str, str]:
+    data = resources.files("npc_brain.mind.talk").joinpath("data", "chat_speak.tsv")
+    rows = (line.split("\t") for line in data.read_text(encoding="utf-8").splitlines())
+    return {row[0]: row[1] for row in rows if len(row) == 2 and not row[0].startswith("#")}
+
+
+_ABBREVIATION = re.compile(
+    r"(?<![\w'-])(?:"
+    + "|".join(sorted(map(re.escape, _chat_speak()), key=len, reverse=True))
+    + r")(?![\w'-])",
+    re.IGNORECASE,
+)

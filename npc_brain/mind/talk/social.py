@@ -7,6 +7,7 @@ import datetime as dt
 import re
 
 import numpy as np
+from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import GameTime, MemoryRecord, SourceKind
 from npc_brain.mind.plan.affordances import affordances, parts
@@ -56,15 +57,14 @@ async def _farewell(scene: Scene) -> Answer:
     return Answer((f"Goodbye, {first}!" if first else "Goodbye!", "Take care."), ends=True)
 
 
-_GRATITUDE = "Thank you for your help."
-
-
-_PRAISE = "You did a wonderful job."
+# English's words of thanking ("thanks", "much obliged", "I appreciate it"): a line of
+# thanks says one; a line of praise ("Nice sword.") says none.
+_THANKING = frozenset(("thank", "thanks", "cheers", "oblige", "grateful", "appreciate", "ta"))
 
 
 async def _thanks(scene: Scene) -> Answer:
-    vectors = await scene.embed([_GRATITUDE, _PRAISE])
-    thanked = float(vectors[0] @ scene.heard.vector) >= float(vectors[1] @ scene.heard.vector)
+    words = re.findall(r"[a-z]+", scene.heard.text.lower())
+    thanked = any(_THANKING & {w, *getAllLemmas(w).get("VERB", ())} for w in words)
     said = (
         ("You're welcome.", "Glad to help.") if thanked else ("Thank you!", "That's kind of you.")
     )
