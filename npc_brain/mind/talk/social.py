@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 
 import numpy as np
 from lemminflect import getAllLemmas
@@ -33,6 +34,7 @@ from npc_brain.mind.talk.scene import (
     priced,
     relevant,
 )
+from npc_brain.mind.talk.trade import holding, offered, ordered, price_of, total, ware
 
 
 def first_sentence(text: str) -> str:
@@ -97,6 +99,8 @@ async def _request(scene: Scene) -> Answer:
     to it when that is itself ("Of course, I'll take a look at your arm."), and names
     who does when it is someone else. What the NPC sells it grants with the price."""
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    if sold := _sold(scene, recalled, granted="Of course."):
+        return sold
     wares = [m for m in await relevant(scene, recalled) if priced(m) and own(m, scene)]
     if wares:
         return Answer(("Of course.", scene.say(wares[0])), tuple(scene.grounds), answered=True)
@@ -156,10 +160,13 @@ def _keeps(role: str, address: str) -> bool:
 
 
 async def _trade(scene: Scene) -> Answer:
-    """The price of what the line asks about, from the memories that say prices (what
-    the game wrote of the NPC's wares); asked about nothing in particular, the first
-    few of them."""
+    """What the wares the line names cost (trade.py: how many of each, and their total;
+    an offer below the price is turned down), from the memories that say prices (what
+    the game wrote of the NPC's wares); else the price the line bears on; asked about
+    nothing in particular, the first few of them."""
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    if sold := _sold(scene, recalled):
+        return sold
     found = await relevant(scene, recalled)
     asked = [m for m in found if priced(m)]
     if asked:
@@ -168,6 +175,24 @@ async def _trade(scene: Scene) -> Answer:
     if wares:
         return Answer(tuple(scene.say(m) for m in wares), tuple(scene.grounds), answered=True)
     return Answer(("I'm afraid I have nothing like that to sell.",))
+
+
+def _sold(scene: Scene, recalled: Sequence[MemoryRecord], granted: str = "") -> Answer | None:
+    """The answer to a line that names the NPC's wares: their price, or what an order
+    comes to, or the price held against a lower offer; None when it names none."""
+    wares = [w for m in recalled if own(m, scene) and (w := ware(m)) is not None]
+    orders = ordered(scene.heard.text, wares)
+    if not orders:
+        return None
+    scene.grounds.extend(w.memory.description for _, w in orders)
+    offer = offered(scene.heard.text, orders)
+    if len(orders) == 1 and offer is not None and offer < orders[0][1].price:
+        said = holding(orders[0][1])
+    elif len(orders) > 1 or orders[0][0] > 1:
+        said = total(orders)
+    else:
+        said = price_of(orders[0][1])
+    return Answer((*([granted] if granted else []), said), tuple(scene.grounds), answered=True)
 
 
 WARES = 3  # priced memories said when the line asks about none in particular

@@ -1,0 +1,173 @@
+"""What a player buys and what it costs: the NPC's wares (what the game wrote that it
+sells, "X sells a ration pack for 4 credits"), the wares a line orders and how many
+("i'll take 3 ration packs", "2 loaves and a fish pie"), their total, and an offer
+below the price ("I'll give you 8 coins for the dagger").
+
+The words are English's: lemmas by lemminflect, numerals of English. Prices are the
+game's; nothing here makes one up."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lemminflect import getAllLemmas, getInflection
+
+from npc_brain.memory.records import MemoryRecord
+from npc_brain.mind.talk.realise import FUNCTION_WORDS, join_clauses, sentence
+
+
+@dataclass(frozen=True)
+class Ware:
+    """One thing the NPC sells: as the game wrote it, and read (item, price, unit)."""
+
+    memory: MemoryRecord
+    item: str  # "a loaf of bread"
+    price: int
+    unit: str  # "coins", "" when none is said
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The item's content words as lemmas ("loaf", "bread")."""
+        return frozenset(_lemma(w) for w in _WORDS.findall(self.item.lower()) if _content(w))
+
+
+_SOLD = re.compile(
+    r"\bsells?\s+(?P<item>.+?)\s+for\s+(?P<price>\d+)\s*(?P<unit>[A-Za-z]+)?", re.IGNORECASE
+)
+_WORDS = re.compile(r"[a-z]+|\d+")
+# English's numerals, for a quantity said in words ("three ration packs").
+NUMERALS = {
+    **{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6},
+    **{"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12},
+    **{"dozen": 12, "twenty": 20, "couple": 2, "pair": 2},
+}
+_SAID = {n: w for w, n in NUMERALS.items() if w not in ("a", "an", "dozen", "couple", "pair")}
+
+
+def ware(memory: MemoryRecord) -> Ware | None:
+    """A memory as a ware, when it says "sells <item> for <number> <unit>"."""
+    found = _SOLD.search(memory.description)
+    if found is None:
+        return None
+    return Ware(memory, found["item"].strip(), int(found["price"]), found["unit"] or "")
+
+
+def ordered(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
+    """The wares a line names, each with how many it asks for (1 unless a number comes
+    just before it): a word of the line goes to the ware with most of its words."""
+    words = _WORDS.findall(line.lower())
+    lemmas = [_lemma(w) if _content(w) else "" for w in words]
+    found: dict[int, tuple[int, Ware]] = {}
+    for i, lemma in enumerate(lemmas):
+        if not lemma:
+            continue
+        fits = [w for w in wares if lemma in w.words]
+        if not fits:
+            continue
+        best = max(fits, key=lambda w: (len(w.words & set(lemmas)), -len(w.words)))
+        if any(w is best for _, w in found.values()):
+            continue
+        found[i] = (_quantity(words, i, best), best)
+    return [found[i] for i in sorted(found)]
+
+
+def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
+    """The number said before the ware's first word at `i` (past its other words and
+    an adjective or two: "3 ration packs", "two fresh loaves"); 1 when none is."""
+    for back in range(i - 1, max(-1, i - 4), -1):
+        word = words[back]
+        if word.isdigit():
+            return int(word)
+        if word in NUMERALS:
+            return NUMERALS[word]
+        if word in FUNCTION_WORDS and word not in ("a", "an"):
+            return 1
+    return 1
+
+
+def offered(line: str, wares: Sequence[tuple[int, Ware]]) -> int | None:
+    """A price the line offers that is not the asking one ("I'll give you 8 coins for
+    the dagger", "30 is robbery. 20?"): a number that is neither a quantity ordered
+    nor the ware's price."""
+    words = _WORDS.findall(line.lower())
+    asked = {w.price for _, w in wares} | {n for n, _ in wares}
+    offers = [int(w) for w in words if w.isdigit() and int(w) not in asked]
+    return offers[-1] if offers else None
+
+
+def total(orders: Sequence[tuple[int, Ware]]) -> str:
+    """What an order comes to: "Three ration packs come to 12 credits."."""
+    things = join_clauses([_counted(n, w.item) for n, w in orders])
+    units = {w.unit for _, w in orders}
+    unit = units.pop() if len(units) == 1 else ""
+    verb = "comes" if len(orders) == 1 and orders[0][0] == 1 else "come"
+    return sentence(f"{things} {verb} to {_amount(sum(n * w.price for n, w in orders), unit)}")
+
+
+def price_of(ware: Ware) -> str:
+    """A ware's price as said: "An iron dagger is 12 coins.", "Anti-rad pills are 15
+    credits.", "A mooring is 10 coins per week."."""
+    item, per = _item_and_per(ware.item)
+    verb = "are" if _plural(item) else "is"
+    return sentence(f"{_with_article(item)} {verb} {_amount(ware.price, ware.unit)}{per}")
+
+
+def holding(ware: Ware) -> str:
+    """The NPC keeps its price: "It's 12 coins for an iron dagger, and I won't take
+    less."."""
+    item, per = _item_and_per(ware.item)
+    amount = _amount(ware.price, ware.unit)
+    return sentence(f"It's {amount}{per} for {_with_article(item)}, and I won't take less")
+
+
+def _item_and_per(item: str) -> tuple[str, str]:
+    """An item without its aside, and what its price is per: "the Gull (fishing boat)"
+    -> "the Gull"; "mooring, per week" -> ("mooring", " per week")."""
+    bare = re.sub(r"\s*\([^)]*\)", "", item).strip()
+    head, _, per = bare.partition(", per ")
+    return head.strip(), f" per {per.strip()}" if per else ""
+
+
+def _amount(n: int, unit: str) -> str:
+    """A sum with its unit in the right number: "1 coin", "12 coins"."""
+    if n == 1 and unit:
+        unit = (getAllLemmas(unit.lower()).get("NOUN") or (unit,))[0]
+    return f"{n} {unit}".strip()
+
+
+def _plural(item: str) -> bool:
+    """Whether an item is named in the plural ("anti-rad pills"), by its head noun."""
+    head = re.sub(r"^(?:a|an|the)\s+", "", item, flags=re.IGNORECASE).partition(" of ")[0]
+    last = head.split(" ")[-1].lower()
+    nouns = getAllLemmas(last).get("NOUN", ())
+    return bool(nouns) and last not in nouns
+
+
+def _counted(n: int, item: str) -> str:
+    """`item` counted: "a fish pie", "three ration packs", "two loaves of bread"."""
+    named = _item_and_per(item)[0]
+    if n == 1:
+        return _with_article(named)
+    bare = re.sub(r"^(?:a|an|the|one)\s+", "", named, flags=re.IGNORECASE)
+    head, sep, rest = bare.partition(" of ")
+    *front, last = head.split(" ")
+    plural = (last,) if _plural(last) else getInflection(last, tag="NNS") or (last + "s",)
+    said = " ".join([*front, plural[0]]) + (sep + rest if sep else "")
+    return f"{_SAID.get(n, str(n))} {said}"
+
+
+def _with_article(item: str) -> str:
+    if re.match(r"(?:a|an|the)\s", item, re.IGNORECASE) or item[:1].isupper() or _plural(item):
+        return item
+    return f"{'an' if item[:1].lower() in 'aeiou' else 'a'} {item}"
+
+
+def _content(word: str) -> bool:
+    return len(word) > 2 and not word.isdigit() and word not in FUNCTION_WORDS
+
+
+def _lemma(word: str) -> str:
+    nouns = getAllLemmas(word).get("NOUN", ())
+    return nouns[0] if nouns else word

@@ -1,0 +1,79 @@
+"""Wares, orders, totals and offers (mind/talk/trade.py), in two settings: a frontier
+trading post and an orbital station."""
+
+from __future__ import annotations
+
+import pytest
+
+from npc_brain.memory.records import MemoryKind, MemoryRecord, Source, SourceKind
+from npc_brain.mind.talk.trade import holding, offered, ordered, price_of, total, ware
+
+
+def _memory(text: str) -> MemoryRecord:
+    return MemoryRecord(
+        MemoryKind.OBSERVATION, text, 0.0, 1.0, source=Source(SourceKind.AUTHOR), memory_id=1
+    )
+
+
+POST = [
+    ware(_memory(t))
+    for t in (
+        "Silas Reed sells a box of cartridges for 3 dollars",
+        "Silas Reed sells a sack of flour for 1 dollars",
+        "Silas Reed sells a wool blanket for 4 dollars",
+    )
+]
+STATION = [
+    ware(_memory(t))
+    for t in (
+        "Ines Vo sells anti-rad pills for 15 credits",
+        "Ines Vo sells a hangar berth, per day for 25 credits",
+    )
+]
+
+
+def test_a_memory_that_says_no_price_is_no_ware() -> None:
+    assert ware(_memory("Silas Reed sold flour to the sheriff.")) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (
+            "two boxes of cartridges and a blanket",
+            "Two boxes of cartridges and a wool blanket come to 10 dollars.",
+        ),
+        ("I'll take 3 sacks of flour", "Three sacks of flour come to 3 dollars."),
+        ("gimme five boxes of cartridges", "Five boxes of cartridges come to 15 dollars."),
+    ],
+)
+def test_an_order_comes_to_its_wares_times_how_many(line: str, said: str) -> None:
+    wares = [w for w in POST if w is not None]
+    assert total(ordered(line, wares)) == said
+
+
+def test_a_price_is_said_in_the_number_its_item_and_sum_take() -> None:
+    flour, pills, berth = POST[1], STATION[0], STATION[1]
+    assert flour and pills and berth
+    assert price_of(flour) == "A sack of flour is 1 dollar."
+    assert price_of(pills) == "Anti-rad pills are 15 credits."
+    assert price_of(berth) == "A hangar berth is 25 credits per day."
+
+
+def test_an_offer_below_the_price_is_read_and_held_against() -> None:
+    wares = [w for w in STATION if w is not None]
+    orders = ordered("15 credits for pills is robbery. 10?", wares)
+    assert [w.item for _, w in orders] == ["anti-rad pills"]
+    assert offered("15 credits for pills is robbery. 10?", orders) == 10
+    assert holding(orders[0][1]) == "It's 15 credits for anti-rad pills, and I won't take less."
+
+
+def test_a_quantity_is_no_offer() -> None:
+    wares = [w for w in POST if w is not None]
+    orders = ordered("3 sacks of flour please", wares)
+    assert offered("3 sacks of flour please", orders) is None
+
+
+def test_a_line_that_names_no_ware_orders_nothing() -> None:
+    wares = [w for w in STATION if w is not None]
+    assert ordered("do you sell poison?", wares) == []
