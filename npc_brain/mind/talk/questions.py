@@ -4,6 +4,7 @@ people, news, situations put to it), opinions and feelings."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 from lemminflect import getAllLemmas
@@ -253,6 +254,9 @@ async def _memories(scene: Scene) -> Answer:
     found = _events_first(scene, await relevant(scene, recalled))
     if not found and when is not None:  # what it did then, asked of it; else what happened
         found = _events_first(scene, recalled)[:1]
+    if _asks_what_i_did(scene) and not any(own(m, scene) and m.kind in EVENTS for m in found):
+        lately = [m for m in recalled if _done(scene, m)]  # "How did you spend your morning?"
+        found = sorted(lately, key=lambda m: -m.created)[:1] + found
     if found:
         return await _answered(scene, found)
     persona = await _persona_match(scene)
@@ -266,6 +270,29 @@ async def _memories(scene: Scene) -> Answer:
     if to_you(scene.heard.text) and (doing := doing_now(scene)):  # "been busy?"
         return Answer((doing,), (doing,), answered=True)
     return Answer((dont_know(scene),))
+
+
+def _asks_what_i_did(scene: Scene) -> bool:
+    """Whether a line asks what the NPC has been doing ("what did you do this morning?",
+    "been busy?"): of it, of the past, and for no time, person or place in particular."""
+    text = scene.heard.text
+    words = re.findall(r"[a-z]+", text.lower())
+    looks_back = past_tense(text) or "been" in words
+    doing = any(w in _DOING for w in words[1:])  # "do" as the verb, not "Did you ...?"
+    return to_you(text) and looks_back and doing and asked_for(text) is None
+
+
+# English's verbs of keeping busy: "what did you do", "how did you spend", "been busy".
+_DOING = frozenset(("do", "doing", "done", "spend", "spent", "spending", "busy", "up"))
+
+
+def _done(scene: Scene, memory: MemoryRecord) -> bool:
+    """A thing the NPC did itself in the last day (an event it saw of its own doing)."""
+    recent = scene.now - memory.created <= DAY
+    return recent and own(memory, scene) and memory.kind == MemoryKind.OBSERVATION
+
+
+DAY = 24 * 3600.0
 
 
 EVENTS = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE)  # what happened, not what was thought
@@ -292,9 +319,28 @@ async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:
     if slot is None:
         return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
     people = {**scene.people, scene.agent.agent_id: scene.me}
-    fitting = [m for m in found if holds(slot, m.description, scene.now, people, scene.places)]
-    if fitting:
-        return Answer((scene.say(fitting[0]),), tuple(scene.grounds), answered=True)
+    when = scene.heard.when
+    asked = key_terms(scene.heard.text) - key_terms(
+        f"{scene.me} {scene.speaker} {when.phrase if when else ''} {slot.value} time"
+    )
+    names = _names_asked(scene.heard.text, found)
+
+    def fits(text: str) -> bool:  # holds what is asked, about the thing the line names
+        low = text.lower()
+        named = all(n in low for n in names)
+        return named and holds(slot, text, scene.now, people, scene.places)
+
+    # what holds it, sharing most of the line's words (then nearest); the persona's
+    # sentences too ("When does the depot open?": its routine), when they share one
+    options: list[tuple[str, MemoryRecord | None]]
+    options = [(m.description, m) for m in found if fits(m.description)]
+    options += [(t, None) for t in persona_said(scene).values() if fits(t) and asked & key_terms(t)]
+    if options:
+        best = max(range(len(options)), key=lambda i: (len(asked & key_terms(options[i][0])), -i))
+        text, memory = options[best]
+        if memory is not None:
+            return Answer((scene.say(memory),), tuple(scene.grounds), answered=True)
+        return Answer((text,), (text,), answered=True)
     if slot == Slot.TIME and past_tense(scene.heard.text):
         seen = [m for m in found if m.source.kind == SourceKind.SEEN]
         if seen:
@@ -304,13 +350,19 @@ async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:
                 tuple(scene.grounds),
                 answered=True,
             )
-    asked = key_terms(scene.heard.text) - key_terms(f"{scene.me} {scene.speaker}")
-    for said in persona_said(scene).values():
-        if asked & key_terms(said) and holds(slot, said, scene.now, people, scene.places):
-            return Answer((said,), (said,), answered=True)
     known = found[:2] if slot == Slot.REASON else found[:1]  # why: what bears on it
     told = (not_known(slot), *(scene.say(m) for m in known))
     return Answer(told, tuple(scene.grounds), answered=True)
+
+
+def _names_asked(line: str, memories: Sequence[MemoryRecord]) -> set[str]:
+    """The words of a line that the NPC's memories write as names ("the magpie" when
+    they say "the freighter Magpie"), lowercase: what an answer must be about."""
+    words = {w for w in re.findall(r"[a-z]+", line.lower()) if len(w) > 2}
+    written = {
+        w.lower() for m in memories for w in re.findall(r"(?<=[a-z,] )[A-Z][a-z]+", m.description)
+    }
+    return words & written
 
 
 def _verb_form(word: str) -> bool:

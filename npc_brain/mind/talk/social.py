@@ -34,7 +34,7 @@ from npc_brain.mind.talk.scene import (
     priced,
     relevant,
 )
-from npc_brain.mind.talk.trade import holding, offered, ordered, price_of, total, ware
+from npc_brain.mind.talk.trade import catalogue, holding, offered, ordered, price_of, total, ware
 
 
 def first_sentence(text: str) -> str:
@@ -103,7 +103,7 @@ async def _request(scene: Scene) -> Answer:
         return sold
     wares = [m for m in await relevant(scene, recalled) if priced(m) and own(m, scene)]
     if wares:
-        return Answer(("Of course.", scene.say(wares[0])), tuple(scene.grounds), answered=True)
+        return Answer(("Of course.", _price(scene, wares[0])), tuple(scene.grounds), answered=True)
     likeness = await _role_likeness(scene)
     mine = likeness.pop(scene.agent.agent_id, -1.0)
     best_other = max(likeness, key=likeness.__getitem__, default="")
@@ -167,14 +167,29 @@ async def _trade(scene: Scene) -> Answer:
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
     if sold := _sold(scene, recalled):
         return sold
-    found = await relevant(scene, recalled)
-    asked = [m for m in found if priced(m)]
-    if asked:
-        return Answer((scene.say(asked[0]),), tuple(scene.grounds), answered=True)
-    wares = [m for m in recalled if priced(m) and own(m, scene)][:WARES]
+    found = [m for m in await relevant(scene, recalled) if priced(m)]
+    if found and not own(found[0], scene):  # a price it knows of another's ("the Gull")
+        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+    mine = [m for m in dict.fromkeys([*found, *recalled]) if own(m, scene)]
+    if stock := [w for m in mine if (w := ware(m)) is not None][:WARES]:  # what it has
+        scene.grounds.extend(w.memory.description for w in stock)
+        return Answer((catalogue(stock),), tuple(scene.grounds), answered=True)
+    if found:
+        return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
+    wares = [m for m in mine if priced(m)][:WARES]
     if wares:
         return Answer(tuple(scene.say(m) for m in wares), tuple(scene.grounds), answered=True)
     return Answer(("I'm afraid I have nothing like that to sell.",))
+
+
+def _price(scene: Scene, memory: MemoryRecord) -> str:
+    """A priced memory as said: its ware's price ("A hand net is 6 coins.") when it
+    says one of the NPC's wares, else the memory itself."""
+    sold = ware(memory) if own(memory, scene) else None
+    if sold is None:
+        return scene.say(memory)
+    scene.grounds.append(memory.description)
+    return price_of(sold)
 
 
 def _sold(scene: Scene, recalled: Sequence[MemoryRecord], granted: str = "") -> Answer | None:

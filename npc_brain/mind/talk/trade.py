@@ -114,6 +114,16 @@ def price_of(ware: Ware) -> str:
     return sentence(f"{_with_article(item)} {verb} {_amount(ware.price, ware.unit)}{per}")
 
 
+def catalogue(wares: Sequence[Ware]) -> str:
+    """What the NPC has, with prices: "I have an iron dagger for 12 coins and a
+    hatchet for 8 coins."."""
+    listed = []
+    for w in wares:
+        item, per = _item_and_per(w.item)
+        listed.append(f"{_with_article(item)} for {_amount(w.price, w.unit)}{per}")
+    return sentence(f"I have {join_clauses(listed)}")
+
+
 def holding(ware: Ware) -> str:
     """The NPC keeps its price: "It's 12 coins for an iron dagger, and I won't take
     less."."""

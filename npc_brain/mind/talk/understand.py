@@ -116,6 +116,8 @@ class Understanding:
             closing = self.acts.vote(last, last_vector)
         act = decided_act(line, vote, closing)
         facet = Facet(self.facets.vote(line, vector).label) if act == Act.FACT else None
+        if facet == Facet.REACT and not hypothetical(line):  # "how come ...?" is no situation
+            facet = Facet.WORLD
         named = names_in(line, people) or by_role(line, roles or {})
         where = tuple(named_places(line, places))
         when = anchor(line, now)
@@ -164,6 +166,17 @@ def decided_act(line: str, vote: Vote, closing: Vote | None = None) -> Act:
 # whatever its words are near.
 _ASKING_WHAT_IS = (Slot.TIME, Slot.DURATION, Slot.COUNT, Slot.REASON)
 _ASKS = (Act.FACT, Act.OPINION, Act.FEELINGS, Act.REQUEST)
+
+
+# English's markers of a situation put as a supposition ("what would you do if ...",
+# "suppose a dragon came"): a line without one puts no situation to the NPC.
+_SUPPOSING = frozenset(("if", "suppose", "supposing", "imagine", "would", "'d"))
+
+
+def hypothetical(line: str) -> bool:
+    """Whether a line puts a situation as a supposition (what the react facet answers)."""
+    words = re.findall(r"[a-z']+", line.lower().replace("’", "'"))
+    return any(w in _SUPPOSING or w.endswith("'d") for w in words)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
