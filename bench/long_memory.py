@@ -58,7 +58,16 @@ from npc_brain.persona import Persona, Switches
 K = 10
 WORLD = "longmem"
 ARMS = ("paper", "relevance", "bm25", "hybrid")
-RETRIEVAL = {"paper": "paper", "relevance": "paper", "hybrid": "hybrid"}
+# Measures beside the arms, asked for by name: hybrid with importance weighed ~0, to see
+# whether importance helps questions of fact (issue 37, item 3).
+EXTRA_ARMS = ("hybrid-no-importance",)
+RETRIEVAL = {
+    "paper": "paper",
+    "relevance": "paper",
+    "hybrid": "hybrid",
+    "hybrid-no-importance": "hybrid",
+}
+NO_IMPORTANCE = Weights(1.0, 1e-6, 1.0)
 # A zero weight means the configured default (1): a millionth only breaks ties.
 RELEVANCE_ONLY = Weights(1e-6, 1e-6, 1.0)
 EMBED_BATCH = 64
@@ -138,7 +147,7 @@ def settings_for(arm: str, data_dir: Path) -> tuple[Settings, list[str]]:
 async def brain_arm(
     arm: str, memories: Sequence[Memory], questions: Sequence[Question], embedder: Embedder
 ) -> dict[str, Any]:
-    weights = RELEVANCE_ONLY if arm == "relevance" else None
+    weights = {"relevance": RELEVANCE_ONLY, "hybrid-no-importance": NO_IMPORTANCE}.get(arm)
     with tempfile.TemporaryDirectory(prefix="npc-longmem-") as tmp:
         settings, missing = settings_for(arm, Path(tmp))
         brain = Brain(
@@ -366,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write every top 10")
     args = parser.parse_args(argv)
     arms = [a for a in args.arms.split(",") if a]
-    if unknown := set(arms) - set(ARMS):
+    if unknown := set(arms) - set(ARMS) - set(EXTRA_ARMS):
         parser.error(f"unknown arms: {', '.join(sorted(unknown))}")
     report = run(args.split, arms, args.npcs)
     print(table(report))

@@ -5,6 +5,7 @@ its base; no hand-written lists of months or weekdays)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,25 +41,125 @@ class Window:
 def anchor(text: str, now: GameTime) -> Window | None:
     """The window of game time `text` anchors to, or None when it names no time. A
     weekday or date alone is the next one for a line in the future or present tense and
-    the last one for a line in the past tense ("what did you do on Saturday?")."""
+    the last one for a line in the past tense ("what did you do on Saturday?"). A part
+    of the day said with it narrows a day to it ("yesterday evening", "on the 21st in
+    the morning"); a month or a week is the calendar's ("this month": from the 1st)."""
     base = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     prefer = "past" if past_tense(text) else "future"
-    settings = {"RELATIVE_BASE": base, "PREFER_DATES_FROM": prefer, "RETURN_TIME_AS_PERIOD": True}
-    try:
-        found = search_dates(text, languages=["en"], settings=settings)
-    except (ValueError, OverflowError):
-        return None
+    period = ""
+    if (ordinal := _day_of_month(text, base, prefer)) is not None:  # "on the 11th"
+        found: list[tuple[str, dt.datetime]] | None = [ordinal]
+        period = "day"
+    else:
+        settings = {
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": prefer,
+            "RETURN_TIME_AS_PERIOD": True,
+        }
+        try:
+            found = search_dates(
+                _RELATIVE.sub(_two_days_ago, text),
+                languages=["en"],
+                settings=settings,
+            )
+        except (ValueError, OverflowError):
+            return None
     if not found:
         return None
     phrase, moment = found[0]
-    period = _parser(prefer, base).get_date_data(phrase).period or "day"
+    period = period or _parser(prefer, base).get_date_data(phrase).period or "day"
     at = moment.replace(tzinfo=dt.UTC).timestamp()
-    if period in _SPANS or (period == "day" and any(c.isdigit() for c in phrase) and moment.hour):
+    part = _PART_OF_DAY.search(text)
+    if part is not None and period in ("day", "part_of_day", "time") and not _clock(phrase):
+        first, last = _PARTS[part[1].lower()]
+        day = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+        start = day.replace(tzinfo=dt.UTC).timestamp()
+        return Window(start + first * HOUR, start + last * HOUR, phrase)
+    if period in _SPANS or (period == "day" and _clock(phrase)):
         span = _SPANS.get(period, HOUR)
         return Window(at - span, at + span, phrase)
     day = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    if period == "month":
+        day = day.replace(day=1)
+    elif period == "week":
+        day -= dt.timedelta(days=day.weekday())
     start = day.replace(tzinfo=dt.UTC).timestamp()
-    return Window(start, start + _LENGTHS.get(period, DAY), phrase)
+    length = _LENGTHS.get(period, DAY)
+    if period == "month":
+        following = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+        length = (following - day).total_seconds()
+    return Window(start, start + length, phrase)
+
+
+# The parts of a day, in hours from midnight: what "in the morning" or "that evening"
+# narrows a day to.
+_PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30)}
+_PART_OF_DAY = re.compile(r"\b(morning|afternoon|evening|night)s?\b", re.IGNORECASE)
+# "the evening before last": that of 2 days ago (dateparser reads no "before last").
+_RELATIVE = re.compile(r"\b(morning|afternoon|evening|night|day) before last\b", re.IGNORECASE)
+
+
+def _two_days_ago(found: re.Match[str]) -> str:
+    part = found[1].lower()
+    return "2 days ago" if part == "day" else f"{part} 2 days ago"
+
+
+_ORDINAL_DAY = re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Z])")
+_MONTHS = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE
+)
+
+
+def _day_of_month(text: str, base: dt.datetime, prefer: str) -> tuple[str, dt.datetime] | None:
+    """ "on the 11th" with no month: the 11th of this month, or of the month before (for
+    the past) or after (for the future) when this month's is on the wrong side of now;
+    dateparser reads a lone ordinal as a month."""
+    found = _ORDINAL_DAY.search(text)
+    if found is None or _MONTHS.search(text):
+        return None
+    number = int(found[1])
+    month = base.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    for _ in range(3):
+        try:
+            day = month.replace(day=number)
+        except ValueError:
+            day = None
+        if day is not None and (
+            (day <= base) if prefer == "past" else (day >= base - dt.timedelta(days=1))
+        ):
+            return found[0], day
+        step = -1 if prefer == "past" else 1
+        month = (month + dt.timedelta(days=32 * step)).replace(day=1)
+    return None
+
+
+# A part of a day named by what happened on it: "the morning of the flood", "the night
+# of the Lantern Float".
+_EVENT_DAY = re.compile(
+    r"\b(morning|afternoon|evening|night|day)\s+of\s+(?:the\s+)?"
+    r"([A-Za-z][\w' -]*?)\s*(?=[?.!,;]|$)",
+    re.IGNORECASE,
+)
+
+
+def event_day(text: str) -> tuple[str, str] | None:
+    """The part of a day a line names by an event, and the event's words: ("morning",
+    "flood") for "What were you doing the morning of the flood?"."""
+    found = _EVENT_DAY.search(text)
+    return (found[1].lower(), found[2]) if found else None
+
+
+def part_of(moment: GameTime, part: str, phrase: str) -> Window:
+    """The part of the day of `moment` ("day": all of it)."""
+    day = dt.datetime.fromtimestamp(moment, dt.UTC).replace(hour=0, minute=0, second=0)
+    start = day.timestamp()
+    first, last = _PARTS.get(part, (0, 24))
+    return Window(start + first * HOUR, start + last * HOUR, phrase)
+
+
+def _clock(phrase: str) -> bool:
+    """Whether a phrase says a clock time ("at 10 am"): it is narrower than a part of day."""
+    return any(c.isdigit() for c in phrase) and bool(re.search(r"\d\s*(?:am|pm|:)", phrase, re.I))
 
 
 @lru_cache(maxsize=64)

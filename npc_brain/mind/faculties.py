@@ -38,7 +38,7 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
-from npc_brain.memory.when import asked_when
+from npc_brain.memory.when import Window, asked_when, event_day, part_of
 from npc_brain.mind.backlog import CatchUp
 from npc_brain.mind.emoji import MEANINGS, nearest_emojis
 from npc_brain.mind.reflect.prompts import Insight
@@ -388,8 +388,9 @@ class Faculties:
             intent = asked_when(text, game_time)
             if intent.looks_back:
                 weighed = replace(weighed, recency=weighed.recency * PAST_RECENCY)
-            if intent.window is not None and created_after is None and created_before is None:
-                created_after, created_before = intent.window.start, intent.window.end
+            window = intent.window or self._event_window(world, agent_id, text, game_time)
+            if window is not None and created_after is None and created_before is None:
+                created_after, created_before = window.start, window.end
         return Query(
             vector,
             game_time,
@@ -402,6 +403,22 @@ class Faculties:
             told_to,
             lexical,
         )
+
+    def _event_window(
+        self, world: World, agent_id: str, text: str, game_time: GameTime
+    ) -> Window | None:
+        """The part of a day a question names by an event ("the morning of the flood"):
+        that of the day of the agent's memory that best matches the event's words (BM25),
+        when that memory is from before now."""
+        named = event_day(text)
+        if named is None:
+            return None
+        part, event = named
+        for memory_id in world.store.lexical(agent_id, event, 1):
+            memory = world.stream(agent_id).get(memory_id)
+            if memory is not None and memory.created <= game_time:
+                return part_of(memory.created, part, f"the {part} of the {event}")
+        return None
 
     async def context(
         self,

@@ -18,7 +18,7 @@ from npc_brain.memory import lexical
 from npc_brain.memory.lexical import match_expression
 from npc_brain.memory.records import MemoryKind, Observation
 from npc_brain.memory.retrieval import RRF_K, fused
-from npc_brain.memory.when import asked_when
+from npc_brain.memory.when import anchor, asked_when
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -138,3 +138,46 @@ def test_a_word_too_common_in_the_world_is_not_searched_by(
     assert len(store.lexical("maren", "Maren and the sextant", 10)) == 7  # all say "Maren"
     monkeypatch.setattr(lexical, "COMMON", 3)  # "maren" is in 7 memories: too common now
     assert len(store.lexical("maren", "Maren and the sextant", 10)) == 1
+
+
+def _hours(window: object) -> tuple[str, str]:
+    start, end = (dt.datetime.fromtimestamp(t, dt.UTC) for t in (window.start, window.end))  # type: ignore[attr-defined]
+    return start.strftime("%d %H"), end.strftime("%d %H")
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("What did you do yesterday evening?", ("01 18", "02 00")),
+        ("What were you doing the evening before last?", ("31 18", "01 00")),
+        ("What did you get up to on the 21st in the morning?", ("21 06", "21 12")),
+        ("What did you do on the 11th?", ("11 00", "12 00")),
+        ("What happened this month?", ("01 00", "01 00")),
+    ],
+)
+def test_a_part_of_a_day_an_ordinal_day_and_a_calendar_month(
+    question: str, window: tuple[str, str]
+) -> None:
+    """A part of the day narrows its day; a lone ordinal is a day of a month (dateparser
+    reads it as a month); a month is the calendar's, from its 1st (NOW is 2 April)."""
+    assert _hours(anchor(question, NOW)) == window
+
+
+def test_a_part_of_a_day_named_by_an_event_is_that_of_the_events_day(tmp_path: Path) -> None:
+    brain = keeper(tmp_path, "hybrid")
+    day = NOW - 5 * DAY - 9 * 3600  # midnight, five days ago
+    that_day = [
+        (7, "The great storm tore the roof off the boathouse"),
+        (10, "Maren mended a net by lamplight"),
+        (19, "Maren lit the lamp for the night"),
+    ]
+    for hour, text in that_day:
+        asyncio.run(
+            brain.add_memory(
+                "", "maren", day + hour * 3600, MemoryKind.OBSERVATION, Observation(text)
+            )
+        )
+    found = asyncio.run(
+        brain.retrieve("", "maren", NOW, "What did you do the morning of the storm?", k=5)
+    )
+    assert {s.memory.description for s in found} == {text for _, text in that_day[:2]}
