@@ -455,6 +455,7 @@ def reported(teller: str, words: str, hearer: str = "me", pronoun: str = "they")
 _ASKED_OF_YOU = re.compile(
     r"\b(?:can|could|will|would|won't|can't)\s+(?:you|u|ya)\s+(?:please\s+)?(.+)", re.IGNORECASE
 )
+_ASKED_FOR = re.compile(r"\b(?:can|could|may)\s+i\s+(?:get|have)\s+(.+)", re.IGNORECASE)
 # The speaker's persons as the NPC says them back, and the NPC's as it says them.
 _FLIPPED = {"me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i": "you"}
 _FLIPPED |= {"us": "you", "our": "your", "you": "me", "your": "my", "yours": "mine"}
@@ -466,6 +467,8 @@ def promised(request: str) -> str:
     persons turned round ("can you take a look at my arm, i think" -> "take a look at
     your arm"); "" when the line has no verb phrase to promise."""
     text = request.replace("’", "'")
+    if wanted := _ASKED_FOR.search(text):  # "can I get a coffee?": "get you a coffee"
+        text = f"can you get me {wanted[1]}"
     found = _ASKED_OF_YOU.search(text)
     phrase = found[1] if found else text
     phrase = re.split(r"[.?!;,]|\s-\s", phrase, maxsplit=1)[0]
