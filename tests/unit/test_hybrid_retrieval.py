@@ -17,7 +17,7 @@ from npc_brain.llm.fakes import HashingEmbedder
 from npc_brain.memory import lexical
 from npc_brain.memory.lexical import match_expression
 from npc_brain.memory.records import MemoryKind, Observation
-from npc_brain.memory.retrieval import RRF_K, fused
+from npc_brain.memory.retrieval import LEXICAL_WEIGHT, RRF_K, fused
 from npc_brain.memory.when import anchor, asked_when
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
@@ -75,9 +75,10 @@ def test_a_past_time_named_in_a_question_becomes_its_window(tmp_path: Path) -> N
     assert [s.memory.description for s in found] == [PLANTED]
 
 
-def test_rank_fusion_adds_the_reciprocal_ranks_of_both_lists() -> None:
+def test_rank_fusion_adds_the_reciprocal_ranks_of_both_lists_bm25_weighed_less() -> None:
     dense, lexical = np.array([1, 0, 3]), np.array([2, 1, 0])
-    expected = [1 / (RRF_K + 1) + 1 / (RRF_K + 2), 1 / (RRF_K + 1), 1 / (RRF_K + 3)]
+    w = LEXICAL_WEIGHT
+    expected = [1 / (RRF_K + 1) + w / (RRF_K + 2), w / (RRF_K + 1), 1 / (RRF_K + 3)]
     assert fused(dense, lexical) == pytest.approx(expected)
     assert fused(np.array([0]), np.array([0])) == pytest.approx([0.0])
 
