@@ -57,7 +57,8 @@ async def _fact(scene: Scene) -> Answer:
         return await _about_self(scene)
     if facet == Facet.NEWS and heard.when is None:
         return await _news(scene)
-    if facet == Facet.PLANS or (heard.when is not None and heard.when.future(scene.now)):
+    ahead = heard.when is not None and heard.when.future(scene.now) and not _perfect(heard.text)
+    if facet == Facet.PLANS or ahead:
         return await _plans(scene)
     return await _memories(scene)
 
@@ -272,6 +273,15 @@ async def _memories(scene: Scene) -> Answer:
     return Answer((dont_know(scene),))
 
 
+NUMERIC = (Slot.TIME, Slot.DURATION, Slot.COUNT, Slot.AMOUNT)
+
+
+def _perfect(text: str) -> bool:
+    """Whether a line is in the present perfect ("what've you been doing today?"): it
+    asks of what has been, though its window ("today") runs on."""
+    return bool(re.search(r"\b(?:been|have|has|'ve)\b", text.lower())) and "will" not in text
+
+
 def _asks_what_i_did(scene: Scene) -> bool:
     """Whether a line asks what the NPC has been doing ("what did you do this morning?",
     "been busy?"): of it, of the past, and for no time, person or place in particular."""
@@ -325,16 +335,18 @@ async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:
     )
     names = _names_asked(scene.heard.text, found)
 
-    def fits(text: str) -> bool:  # holds what is asked, about the thing the line names
+    def fits(text: str) -> bool:  # holds what is asked, about what the line asks of
         low = text.lower()
+        # a time or a number is in many a memory: one that holds it shares a word too
+        shares = slot not in NUMERIC or not asked or bool(asked & key_terms(text))
         named = all(n in low for n in names)
-        return named and holds(slot, text, scene.now, people, scene.places)
+        return named and shares and holds(slot, text, scene.now, people, scene.places)
 
     # what holds it, sharing most of the line's words (then nearest); the persona's
     # sentences too ("When does the depot open?": its routine), when they share one
     options: list[tuple[str, MemoryRecord | None]]
     options = [(m.description, m) for m in found if fits(m.description)]
-    options += [(t, None) for t in persona_said(scene).values() if fits(t) and asked & key_terms(t)]
+    options += [(t, None) for t in persona_said(scene).values() if fits(t)]
     if options:
         best = max(range(len(options)), key=lambda i: (len(asked & key_terms(options[i][0])), -i))
         text, memory = options[best]
