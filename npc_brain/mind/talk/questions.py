@@ -14,8 +14,9 @@ from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
-from npc_brain.mind.talk.realise import first_person, sentence
+from npc_brain.mind.talk.realise import described, first_person, sentence
 from npc_brain.mind.talk.relations import relationship
+from npc_brain.mind.talk.roles import role_likeness
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
     RELATED,
@@ -31,9 +32,9 @@ from npc_brain.mind.talk.scene import (
     place_name,
     planned,
     relevant,
-    to_you,
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
+from npc_brain.mind.talk.understand import to_you
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -50,6 +51,8 @@ async def _fact(scene: Scene) -> Answer:
         return Answer((f"I don't think I know anyone called {heard.strangers[0]}.",))
     if heard.people:
         return await _about_people(scene)
+    if _asks_whose_work(heard.text) and (whose := await _whose_work(scene)):
+        return whose  # "Who runs the fish market?"
     facet = heard.facet or Facet.WORLD
     if facet == Facet.REACT:
         return _react(scene)
@@ -135,6 +138,32 @@ def _as_heard(text: str) -> str:
     return joined[:1].lower() + joined[1:]
 
 
+def _asks_whose_work(text: str) -> bool:
+    """A who-question of the present, not of the NPC ("Who sells rope?")."""
+    return asked_for(text) == Slot.PERSON and not to_you(text) and not past_tense(text)
+
+
+async def _whose_work(scene: Scene) -> Answer | None:
+    """Who a who-question asks about: a memory that bears on it and names someone
+    ("Dafydd Moss runs the fish market on the quay"); else the one of the world's
+    people whose role it asks about, said with what they are, when one is near enough."""
+    found = await relevant(scene, await scene.recall(scene.heard.text, CANDIDATES))
+    people = {**scene.people, scene.agent.agent_id: scene.me}
+    if any(holds(Slot.PERSON, m.description, scene.now, people, scene.places) for m in found):
+        return await _answered(scene, found)
+    likeness = await role_likeness(scene)
+    likeness.pop(scene.agent.agent_id, None)
+    best = max(likeness, key=likeness.__getitem__, default="")
+    agent = scene.world.store.get_agent(best) if best else None
+    if agent is None or likeness[best] < WHOSE:
+        return None
+    said = described(agent.persona.name, agent.persona.learned)
+    return Answer((said,), (said,), answered=True) if said else None
+
+
+WHOSE = 0.4  # cosine of a who-question to a role from which that role is the answer
+
+
 async def _about_self(scene: Scene) -> Answer:
     """Who the NPC is (its name and what it does), or the sentence of its persona the
     line asks about (age, home, routine, doing); a memory of its own past when that is
@@ -150,6 +179,14 @@ async def _about_self(scene: Scene) -> Answer:
     texts = [*said.values(), *(m.description for m in mine)]
     vectors = await scene.embed(texts)
     likeness = vectors @ scene.heard.vector
+    # a persona sentence is also as near as the questions that ask for it ("What is
+    # your job?" asks for what it is, though its routine may be nearer in words)
+    asking = [(key, q) for key in said for q in ASKS_FOR.get(key, ())]
+    if asking:
+        nearest = (await scene.embed([q for _, q in asking])) @ scene.heard.vector
+        keys = list(said)
+        for (key, _), x in zip(asking, nearest, strict=True):
+            likeness[keys.index(key)] = max(likeness[keys.index(key)], float(x))
     asked = key_terms(scene.heard.text) - key_terms(scene.me)
     slot = asked_for(scene.heard.text)
     people = {**scene.people, scene.agent.agent_id: p.name}
@@ -180,6 +217,18 @@ async def _about_self(scene: Scene) -> Answer:
     else:
         chosen = [texts[best]]
     return Answer(tuple(chosen), tuple(chosen), answered=True)
+
+
+# Questions that ask for each sentence of a persona, as English asks them.
+ASKS_FOR = {
+    "name": ("What's your name?", "What are you called?"),
+    "identity": ("What is your job?", "What do you do for a living?", "What is your trade?"),
+    "traits": ("What are you like?", "What kind of person are you?"),
+    "routine": ("What is a normal day like for you?", "When do you start work?"),
+    "doing": ("What are you doing right now?", "What are you busy with these days?"),
+    "age": ("How old are you?",),
+    "home": ("Where do you live?",),
+}
 
 
 WHO = ("name", "identity", "traits")  # persona sentences that answer "who are you?"
@@ -316,7 +365,19 @@ def _events_first(scene: Scene, memories: list[MemoryRecord]) -> list[MemoryReco
     when = scene.heard.when
     if not past_tense(scene.heard.text) and (when is None or when.start >= scene.now):
         return memories
-    return sorted(memories, key=lambda m: m.kind not in EVENTS)
+    talk = _asks_of_talk(scene.heard.text)  # "Whom did you talk to?": what was said first
+    return sorted(
+        memories, key=lambda m: (talk and m.kind != MemoryKind.DIALOGUE, m.kind not in EVENTS)
+    )
+
+
+# English's verbs of speaking: a question with one asks of what was said.
+_SPEAKING = frozenset(("say", "tell", "talk", "speak", "ask", "chat", "mention"))
+
+
+def _asks_of_talk(text: str) -> bool:
+    words = re.findall(r"[a-z]+", text.lower())
+    return any(_SPEAKING & set(getAllLemmas(w).get("VERB", ())) for w in words)
 
 
 async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:

@@ -678,6 +678,21 @@ def _predicates(name: str, text: str, traits: bool = False) -> list[str]:
     return out
 
 
+def described(name: str, learned: str) -> str:
+    """What someone is, said of them from their persona's learned traits: "Dafydd Moss
+    runs the fish market.", "Bram Holt is the blacksmith of Oakvale, who forges
+    swords."."""
+    text = learned.strip().rstrip(".")
+    if not text:
+        return ""
+    if _about(name, text):  # "Sol Rook is the dock chief, ..."
+        return sentence(text)
+    kind = _kind(text)
+    if kind == "np":
+        return sentence(f"{name} is {_with_article(text)}")
+    return sentence(f"{name} {'is ' if kind == 'ing' else ''}{text}")
+
+
 def persona_sentences(
     name: str, learned: str, innate: str, lifestyle: str, currently: str
 ) -> dict[str, str]:

@@ -258,24 +258,6 @@ def dont_know(scene: Scene) -> str:
     return sentence(f"I'm afraid I don't know anything about {named[0] if named else 'that'}")
 
 
-_YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
-
-
-def to_you(text: str) -> bool:
-    """Whether a line asks about the NPC itself: it says "you" or "your", or it is a
-    question whose subject is left out, starting with a participle ("Been busy?", "Got
-    anything on this week?", "Heard the news?")."""
-    words = [w.strip("?.!,'") for w in text.lower().split()]
-    if any(w in _YOU for w in words):
-        return True
-    first = words[0] if words else ""
-    lemmas = getAllLemmas(first).get("VERB", ())
-    participle = any(
-        first in getInflection(lemma, tag=tag) for lemma in lemmas for tag in ("VBN", "VBG", "VBD")
-    )
-    return text.rstrip().endswith("?") and participle and first not in lemmas
-
-
 def _lowered(text: str) -> str:
     """A sentence to follow "that": its first letter lowercase when its first word is an
     English word (not "I", not a name)."""

@@ -57,7 +57,7 @@ def holds(
     if slot in (Slot.AMOUNT, Slot.COUNT):
         return any(any(c.isdigit() for c in w) or w in _NUMBERS for w in low)
     if slot == Slot.PERSON:
-        return bool(names_in(sentence, people)) or any(_name(w) for w in words[1:])
+        return bool(names_in(sentence, people)) or any(_name(w) for w in words)
     if named_places(sentence, places):
         return True
     return any(

@@ -10,17 +10,16 @@ from collections.abc import Sequence
 import numpy as np
 from lemminflect import getAllLemmas
 
-from npc_brain.memory.records import GameTime, MemoryRecord, SourceKind
+from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.realise import (
-    first_person,
-    persona_sentences,
     promised,
     sentence,
     sentences,
 )
 from npc_brain.mind.talk.relations import relationship
+from npc_brain.mind.talk.roles import role_likeness
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
     RELATED,
@@ -104,7 +103,7 @@ async def _request(scene: Scene) -> Answer:
     wares = [m for m in await relevant(scene, recalled) if priced(m) and own(m, scene)]
     if wares:
         return Answer(("Of course.", _price(scene, wares[0])), tuple(scene.grounds), answered=True)
-    likeness = await _role_likeness(scene)
+    likeness = await role_likeness(scene)
     mine = likeness.pop(scene.agent.agent_id, -1.0)
     best_other = max(likeness, key=likeness.__getitem__, default="")
     theirs = likeness.get(best_other, -1.0)
@@ -121,42 +120,6 @@ async def _request(scene: Scene) -> Answer:
 FITS = 0.2  # cosine of a request to a role from which the role may do it
 REFERS = 0.3  # cosine from which the NPC names another whose role it is
 MARGIN = 0.03  # how far below another's role the NPC's own may be and it still does it
-
-
-async def _role_likeness(scene: Scene) -> dict[str, float]:
-    """How near the line is to each agent's role (the NPC's own included), by agent id:
-    its best cosine to the role's parts (what the agent does, its routine, what the
-    places it keeps afford, what the game says it sells)."""
-    roles: dict[str, list[str]] = {}
-    for agent_id in [scene.agent.agent_id, *scene.people]:
-        agent = scene.world.store.get_agent(agent_id)
-        if agent is None:
-            continue
-        p = agent.persona
-        said = persona_sentences(p.name, p.learned, "", p.lifestyle, "").values()
-        kept = [a for place in scene.places if _keeps(p.learned, place) for a in affordances(place)]
-        sold = [first_person(m.description, p.name) for m in _wares(scene, agent_id)]
-        roles[agent_id] = [*(s for text in said for s in sentences(text)), *kept, *sold]
-    texts = [text for parts in roles.values() for text in parts]
-    if not texts:
-        return {}
-    asked = promised(scene.heard.text)  # what is asked, without "can you" and the rest
-    vector = (await scene.embed([asked]))[0] if asked else scene.heard.vector
-    likeness = iter((await scene.embed(texts)) @ vector)
-    return {a: max(float(next(likeness)) for _ in parts) for a, parts in roles.items() if parts}
-
-
-def _wares(scene: Scene, agent_id: str) -> list[MemoryRecord]:
-    """What the game says an agent sells: the priced memories it wrote of the agent."""
-    records = scene.world.stream(agent_id).records
-    return [m for m in records if m.source.kind == SourceKind.AUTHOR and priced(m)]
-
-
-def _keeps(role: str, address: str) -> bool:
-    """Whether a role names a place's spot or area ("runs the supply depot")."""
-    return any(
-        re.search(rf"\b{re.escape(part.lower())}\b", role.lower()) for part in parts(address)
-    )
 
 
 async def _trade(scene: Scene) -> Answer:

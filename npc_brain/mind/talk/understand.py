@@ -14,7 +14,7 @@ from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import GameTime
-from npc_brain.memory.when import Window, anchor
+from npc_brain.memory.when import Window, anchor, past_tense
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import (
     SAME_MODEL_COSINE,
@@ -116,8 +116,7 @@ class Understanding:
             closing = self.acts.vote(last, last_vector)
         act = decided_act(line, vote, closing)
         facet = Facet(self.facets.vote(line, vector).label) if act == Act.FACT else None
-        if facet == Facet.REACT and not hypothetical(line):  # "how come ...?" is no situation
-            facet = Facet.WORLD
+        facet = _fitting(facet, line)
         named = names_in(line, people) or by_role(line, roles or {})
         where = tuple(named_places(line, places))
         when = anchor(line, now)
@@ -174,9 +173,45 @@ _SUPPOSING = frozenset(("if", "suppose", "supposing", "imagine", "would", "'d"))
 
 
 def hypothetical(line: str) -> bool:
-    """Whether a line puts a situation as a supposition (what the react facet answers)."""
-    words = re.findall(r"[a-z']+", line.lower().replace("’", "'"))
-    return any(w in _SUPPOSING or w.endswith("'d") for w in words)
+    """Whether a line puts a situation to the NPC (what the react facet answers): as a
+    supposition, or asking what it does about it ("A storm comes in. What do you do?")."""
+    low = line.lower().replace("’", "'")
+    words = re.findall(r"[a-z']+", low)
+    return any(w in _SUPPOSING or w.endswith("'d") for w in words) or bool(_WHAT_DO.search(low))
+
+
+_WHAT_DO = re.compile(r"\bwhat (?:do|will|would|should|can) you (?:do|say)\b")
+
+
+_YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
+
+
+def to_you(text: str) -> bool:
+    """Whether a line asks about the NPC itself: it says "you" or "your", or it is a
+    question whose subject is left out, starting with a participle ("Been busy?", "Got
+    anything on this week?", "Heard the news?")."""
+    words = [w.strip("?.!,'") for w in text.lower().split()]
+    if any(w in _YOU for w in words):
+        return True
+    first = words[0] if words else ""
+    lemmas = getAllLemmas(first).get("VERB", ())
+    participle = any(
+        first in getInflection(lemma, tag=tag) for lemma in lemmas for tag in ("VBN", "VBG", "VBD")
+    )
+    return text.rstrip().endswith("?") and participle and first not in lemmas
+
+
+def _fitting(facet: Facet | None, line: str) -> Facet | None:
+    """The facet a question's form allows: a situation only when one is put to the NPC;
+    the NPC itself only when asked of it ("Who runs the fish market?" is of the world);
+    plans are not asked in the past tense ("What did he say about ...?")."""
+    if facet == Facet.REACT and not hypothetical(line):
+        return Facet.WORLD
+    if facet == Facet.SELF and not to_you(line):
+        return Facet.WORLD
+    if facet == Facet.PLANS and past_tense(line):
+        return Facet.PAST
+    return facet
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")

@@ -1,0 +1,49 @@
+"""Who of the world does what: each agent's role as its parts (what its persona says
+it does, its routine, what the places it keeps afford, what the game says it sells),
+and how near a line is to each (a request is the work of the nearest; "Who runs the
+fish market?" is answered by it)."""
+
+from __future__ import annotations
+
+import re
+
+from npc_brain.memory.records import MemoryRecord, SourceKind
+from npc_brain.mind.plan.affordances import affordances, parts
+from npc_brain.mind.talk.realise import first_person, persona_sentences, promised, sentences
+from npc_brain.mind.talk.scene import Scene, priced
+
+
+async def role_likeness(scene: Scene) -> dict[str, float]:
+    """How near the line is to each agent's role (the NPC's own included), by agent id:
+    its best cosine to the role's parts (what the agent does, its routine, what the
+    places it keeps afford, what the game says it sells)."""
+    roles: dict[str, list[str]] = {}
+    for agent_id in [scene.agent.agent_id, *scene.people]:
+        agent = scene.world.store.get_agent(agent_id)
+        if agent is None:
+            continue
+        p = agent.persona
+        said = persona_sentences(p.name, p.learned, "", p.lifestyle, "").values()
+        kept = [a for place in scene.places if keeps(p.learned, place) for a in affordances(place)]
+        sold = [first_person(m.description, p.name) for m in wares(scene, agent_id)]
+        roles[agent_id] = [*(s for text in said for s in sentences(text)), *kept, *sold]
+    texts = [text for parts in roles.values() for text in parts]
+    if not texts:
+        return {}
+    asked = promised(scene.heard.text)  # what is asked, without "can you" and the rest
+    vector = (await scene.embed([asked]))[0] if asked else scene.heard.vector
+    likeness = iter((await scene.embed(texts)) @ vector)
+    return {a: max(float(next(likeness)) for _ in parts) for a, parts in roles.items() if parts}
+
+
+def wares(scene: Scene, agent_id: str) -> list[MemoryRecord]:
+    """What the game says an agent sells: the priced memories it wrote of the agent."""
+    records = scene.world.stream(agent_id).records
+    return [m for m in records if m.source.kind == SourceKind.AUTHOR and priced(m)]
+
+
+def keeps(role: str, address: str) -> bool:
+    """Whether a role names a place's spot or area ("runs the supply depot")."""
+    return any(
+        re.search(rf"\b{re.escape(part.lower())}\b", role.lower()) for part in parts(address)
+    )
