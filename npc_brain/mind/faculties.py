@@ -51,6 +51,10 @@ RATING_CACHE_SIZE = 4096
 LEFT_OUT_MARGIN = 16  # memories a recall's `leave_out` may pass over for the next best
 LEXICAL_CANDIDATES = 64  # the memories best by BM25 that a hybrid retrieval considers
 PAST_RECENCY = 0.1  # recency's share of its weight for a question that looks back
+# Relevance's weight, times its own, for a question asked with no time window: what
+# bears on it, before what is recent or weighty (long-memory train split: 83% hit@10
+# against 80% at 1; a question with a window keeps 1, its window doing that work).
+ASKED_RELEVANCE = 3.0
 T = TypeVar("T")
 Thought = Callable[[ChatModel], tuple[T, Completion | None]]
 RememberHook = Callable[[World, AgentRecord, GameTime], None]
@@ -389,6 +393,8 @@ class Faculties:
             if intent.looks_back:
                 weighed = replace(weighed, recency=weighed.recency * PAST_RECENCY)
             window = intent.window or self._event_window(world, agent_id, text, game_time)
+            if window is None:
+                weighed = replace(weighed, relevance=weighed.relevance * ASKED_RELEVANCE)
             if window is not None and created_after is None and created_before is None:
                 created_after, created_before = window.start, window.end
         return Query(
