@@ -386,14 +386,15 @@ class Faculties:
         await self.catch_up.wait(world, agent_id)
         (vector,) = await self.embed([text])
         weighed = self.weights(weights)
+        given = weights or Weights(0, 0, 0)  # a zero: the default, shaped by the question
         lexical = None
         if asked and self.settings.retrieval == "hybrid":
             lexical = tuple(world.store.lexical(agent_id, text, LEXICAL_CANDIDATES))
             intent = asked_when(text, game_time)
-            if intent.looks_back:
+            if intent.looks_back and not given.recency:
                 weighed = replace(weighed, recency=weighed.recency * PAST_RECENCY)
             window = intent.window or self._event_window(world, agent_id, text, game_time)
-            if window is None:
+            if window is None and not given.relevance:
                 weighed = replace(weighed, relevance=weighed.relevance * ASKED_RELEVANCE)
             if window is not None and created_after is None and created_before is None:
                 created_after, created_before = window.start, window.end
