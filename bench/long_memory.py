@@ -67,7 +67,7 @@ RETRIEVAL = {
     "hybrid": "hybrid",
     "hybrid-no-importance": "hybrid",
 }
-NO_IMPORTANCE = Weights(1.0, 1e-6, 1.0)
+NO_IMPORTANCE = Weights(0.0, 1e-6, 0.0)  # zeros: the defaults, shaped by the question
 # A zero weight means the configured default (1): a millionth only breaks ties.
 RELEVANCE_ONLY = Weights(1e-6, 1e-6, 1.0)
 EMBED_BATCH = 64
