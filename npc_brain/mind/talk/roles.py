@@ -24,7 +24,13 @@ async def role_likeness(scene: Scene) -> dict[str, float]:
             continue
         p = agent.persona
         said = persona_sentences(p.name, p.learned, "", p.lifestyle, "").values()
-        kept = [a for place in scene.places if keeps(p.learned, place) for a in affordances(place)]
+        work = f"{p.learned} {p.lifestyle}"  # "runs the med bay from 0800 to 2000"
+        kept = [
+            a
+            for place in scene.places
+            if keeps(work, place) or place == p.home_address
+            for a in affordances(place)
+        ]
         sold = [first_person(m.description, p.name) for m in wares(scene, agent_id)]
         roles[agent_id] = [*(s for text in said for s in sentences(text)), *kept, *sold]
     texts = [text for parts in roles.values() for text in parts]
