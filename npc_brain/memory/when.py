@@ -185,6 +185,13 @@ def past_tense(text: str) -> bool:
     return False
 
 
+def perfect(text: str) -> bool:
+    """Whether a line is in the present perfect ("what've you been doing today?"): it
+    asks of what has been, though a window it names ("today") runs on."""
+    low = text.lower().replace("’", "'")
+    return bool(re.search(r"\b(?:been|have|has)\b|'ve\b", low)) and "will" not in low
+
+
 @dataclass(frozen=True)
 class TemporalIntent:
     """What a question asks of time: the window it names in the past (or the present, in

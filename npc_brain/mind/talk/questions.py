@@ -11,7 +11,7 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.when import past_tense
+from npc_brain.memory.when import past_tense, perfect
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
 from npc_brain.mind.talk.realise import described, first_person, sentence
@@ -60,7 +60,7 @@ async def _fact(scene: Scene) -> Answer:
         return await _about_self(scene)
     if facet == Facet.NEWS and heard.when is None:
         return await _news(scene)
-    ahead = heard.when is not None and heard.when.future(scene.now) and not _perfect(heard.text)
+    ahead = heard.when is not None and heard.when.future(scene.now) and not perfect(heard.text)
     if facet == Facet.PLANS or ahead:
         return await _plans(scene)
     return await _memories(scene)
@@ -323,12 +323,6 @@ async def _memories(scene: Scene) -> Answer:
 
 
 NUMERIC = (Slot.TIME, Slot.DURATION, Slot.COUNT, Slot.AMOUNT)
-
-
-def _perfect(text: str) -> bool:
-    """Whether a line is in the present perfect ("what've you been doing today?"): it
-    asks of what has been, though its window ("today") runs on."""
-    return bool(re.search(r"\b(?:been|have|has|'ve)\b", text.lower())) and "will" not in text
 
 
 def _asks_what_i_did(scene: Scene) -> bool:

@@ -14,7 +14,7 @@ from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import GameTime
-from npc_brain.memory.when import Window, anchor, past_tense
+from npc_brain.memory.when import Window, anchor, past_tense, perfect
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import (
     SAME_MODEL_COSINE,
@@ -204,12 +204,13 @@ def to_you(text: str) -> bool:
 def _fitting(facet: Facet | None, line: str) -> Facet | None:
     """The facet a question's form allows: a situation only when one is put to the NPC;
     the NPC itself only when asked of it ("Who runs the fish market?" is of the world);
-    plans are not asked in the past tense ("What did he say about ...?")."""
+    plans are not asked in the past tense or the present perfect ("What did he say
+    about ...?", "What've you been working on today?")."""
     if facet == Facet.REACT and not hypothetical(line):
         return Facet.WORLD
     if facet == Facet.SELF and not to_you(line):
         return Facet.WORLD
-    if facet == Facet.PLANS and past_tense(line):
+    if facet == Facet.PLANS and (past_tense(line) or perfect(line)):
         return Facet.PAST
     return facet
 
