@@ -87,3 +87,48 @@ def test_another_s_rooms_are_for_activities_that_name_them(tmp_path: Path) -> No
     assert asyncio.run(options("relax at home")) == {hers}  # Carlos relaxed at the cafe
     assert holder(ryans) == "Ryan" and holder("the Ville:Artist's co-living space") == ""
     assert describe(ryans) == "the computer of Ryan's apartment at Rose apartments"
+
+
+def test_an_invitation_buried_under_a_day_of_memories_is_in_the_days_plan(
+    tmp_path: Path,
+) -> None:
+    """A frontier town: an invitation heard two days before ("the barn dance ... on
+    Wednesday, 7-9 pm") is in the plan of that day, though 300 memories came after it;
+    one said "tomorrow" the day before counts for the day after it was said."""
+    chat = SchemaChat(text="mend the fence")
+    brain = make_brain(tmp_path, chat, planner="composed", retrieval="hybrid")
+    wednesday = FEB_13 + 2 * 86400.0  # February 15, midnight
+    farmer = Persona(
+        "Ruth Calder",
+        learned="a rancher",
+        lifestyle="wakes up at 5 am, goes to bed at 9 pm",
+        home_address="the Ville:Calder ranch:kitchen",
+    )
+
+    async def scenario() -> str:
+        await brain.upsert_agent("", "ruth", farmer, FEB_13)
+        await brain.perceive("", "ruth", FEB_13 + 5 * HOUR, [], TOWN)
+        await brain.add_memory(
+            "",
+            "ruth",
+            FEB_13 + 9 * HOUR,
+            MemoryKind.DIALOGUE,
+            Observation(
+                'Eli Shaw said to Ruth Calder: "Come to the barn dance at the '
+                'Shaw barn on Wednesday, 7-9 pm!"'
+            ),
+        )
+        for i in range(300):  # the two days since: chores, weather, talk
+            await brain.add_memory(
+                "",
+                "ruth",
+                FEB_13 + 10 * HOUR + i * 400,
+                MemoryKind.OBSERVATION,
+                Observation(f"Ruth Calder fed the horses and checked fence post {i}"),
+            )
+        await brain.act("", "ruth", wednesday + 6 * HOUR, 10_000)
+        plans = await brain.list_memories("", "ruth", kinds=[MemoryKind.PLAN])
+        return plans.memories[-1].description
+
+    plan = asyncio.run(scenario())
+    assert "19:00 go to the dance at the Shaw" in plan, plan

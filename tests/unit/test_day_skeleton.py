@@ -166,3 +166,16 @@ def test_staff_objects_are_for_those_who_work_there() -> None:
     assert for_staff_only(COUNTER) and not for_staff_only("the Ville:Hobbs Cafe:cafe")
     assert works_at("owns Hobbs Cafe", COUNTER)
     assert not works_at("a retired navy officer", COUNTER)
+
+
+def test_a_commitment_said_relative_to_when_it_was_heard_is_for_that_day() -> None:
+    """A harbour town: "tomorrow at 6 am", heard the evening before, is today's; heard two
+    days before, it is not; "7-9 pm" is a span of two hours."""
+    evening_before = FEB_14 - 5 * 3600
+    said = "Nils Berg invited Ada Holm to the market at the fish quay tomorrow at 6 am"
+    assert [(i.hour, i.hours) for i in commitments([said], FEB_14, [evening_before])] == [(6, 1)]
+    assert commitments([said], FEB_14, [evening_before - 86400]) == []
+    span = commitments(["the feast at the Long Hall on February 14, 7-9 pm"], FEB_14)
+    assert [(i.activity, i.hour, i.hours) for i in span] == [
+        ("go to the feast at the Long Hall", 19, 2)
+    ]

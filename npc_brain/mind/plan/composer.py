@@ -65,7 +65,8 @@ class Composer:
     ) -> DayPlan:
         persona = agent.persona
         skeleton = skeleton_of(persona)
-        extra = commitments([persona.currently, *(m.description for m in memories)], today)
+        texts = [persona.currently, *(m.description for m in memories)]
+        extra = commitments(texts, today, [None, *(m.created for m in memories)])
         places = world.store.places(agent.agent_id)
         candidates = _candidates(skeleton, persona, places)
         fit = await self._fit(persona, skeleton, candidates)
@@ -90,7 +91,7 @@ class Composer:
         now_hour = int((now - today) // 3600)
         sleep = next((b.hour for b in plan.blocks if "sleep" in b.activity), 24)
         hours = {b.hour: b.activity for b in _hourly(plan)}
-        for item in commitments(heard, today):
+        for item in commitments(heard, today, [now] * len(heard)):
             start = item.hour or 0
             for h in range(max(start, now_hour + 1), min(start + item.hours, sleep)):
                 hours[h] = item.activity

@@ -10,6 +10,7 @@ again.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from npc_brain.action import Action
 from npc_brain.llm.scheduler import Priority
@@ -165,6 +166,10 @@ class Planner:
             seen = {s.memory.memory_id for s in found}
             yesterday = [s.memory for s in found]
             yesterday += [s.memory for s in promised if s.memory.memory_id not in seen]
+            seen |= {m.memory_id for m in yesterday}
+            yesterday += [
+                m for m in _dated(world, agent.agent_id, today) if m.memory_id not in seen
+            ]
         if self._composed:
             plan = await self._composer.day(world, agent, today, yesterday)
         else:
@@ -206,3 +211,18 @@ class Planner:
         )
         emojis = await self._f.emojis([s.activity for s in steps])
         return [replace(s, emoji=e) for s, e in zip(steps, emojis, strict=True)]
+
+
+DATED = 32  # memories that name a day's date, looked up for its commitments
+
+
+def _dated(world: World, agent_id: str, today: GameTime) -> list[MemoryRecord]:
+    """The agent's memories from before `today` that name it: its weekday or date, or
+    "tomorrow" (SQLite's full-text index, however old they are: the paper's recency
+    buries a week-old invitation under yesterday's chores). The composer keeps those that
+    hold a commitment (skeleton.commitments)."""
+    moment = datetime.fromtimestamp(today, UTC)
+    words = f"{moment:%A} {moment:%B} tomorrow today"
+    stream = world.stream(agent_id)
+    found = [stream.get(i) for i in world.store.lexical(agent_id, words, DATED)]
+    return [m for m in found if m is not None and m.created < today]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from npc_brain.memory.records import GameTime
+from npc_brain.memory.when import anchor
 from npc_brain.mind.plan.prompts import Block, DayPlan
 from npc_brain.mind.prompts import imperative
 from npc_brain.persona import Persona
@@ -39,6 +40,8 @@ _AT_TIME = re.compile(rf"\b(?:at|around|by|from)\s+(?:{_TIME})", re.IGNORECASE)
 _SPAN = re.compile(
     rf"\bfrom\s+(?:{_TIME})\s*(?:to|until|-)\s*(?:{_TIME.replace('?P<', '?P<e')})", re.I
 )
+# "5-7 pm": a span with the half of the day said once, at its end.
+_BARE_SPAN = re.compile(r"\b(?P<h>\d{1,2})\s*[-–]\s*(?P<eh>\d{1,2})\s*(?P<ap>[ap]\.?m\.?)", re.I)
 _WAKE = re.compile(rf"\bwak\w*\s+up\s+(?:at|around|by)?\s*(?:{_TIME})", re.IGNORECASE)
 _BED = re.compile(
     rf"\b(?:goes|go|going)\s+to\s+(?:bed|sleep)\s+(?:at|around|by)?\s*(?:{_TIME})", re.I
@@ -52,7 +55,8 @@ _NOT_ACTIVITIES = re.compile(
 )
 _EVENTS = re.compile(
     r"((?:[A-Z][\w']*\s+){0,3}(?:party|meeting|dinner|lunch|concert|class|lecture|"
-    r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment))"
+    r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment|dance|"
+    r"feast|fair|market|ceremony|gathering|picnic|banquet|service|match|race|show))"
     r"(\s+at\s+(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",
 )
 
@@ -135,26 +139,55 @@ def skeleton_of(persona: Persona) -> Skeleton:
     return Skeleton(wake, max(bed, wake + 8), tuple(items))
 
 
-def commitments(texts: Sequence[str], today: GameTime) -> list[Item]:
+def commitments(
+    texts: Sequence[str], today: GameTime, written: Sequence[GameTime | None] = ()
+) -> list[Item]:
     """Events with a time that the texts place on the day starting at `today`: 'a wedding
-    at the Sleeping Fox Inn on June 3 from 5 pm to 7 pm' -> attend ... at 17 for 2 hours."""
+    at the Sleeping Fox Inn on June 3 from 5 pm to 7 pm' -> attend ... at 17 for 2 hours.
+    A text names the day by its date, its weekday or "today"; or, with the time it was
+    `written` (one per text, None: unknown), by a time relative to then ("tomorrow at
+    5 pm", said the day before)."""
     moment = datetime.fromtimestamp(today, UTC)
     dates = (f"{moment:%B} {moment.day}", f"{moment:%b} {moment.day}", f"{moment:%A}", "today")
     found = []
-    for text in texts:
-        if not any(d.lower() in text.lower() for d in dates):
+    times = [*written, *[None] * (len(texts) - len(written))][: len(texts)]
+    for text, when in zip(texts, times, strict=True):
+        named = any(d.lower() in text.lower() for d in dates)
+        if not named and not _placed_on(text, when, today):
             continue
         event = _EVENTS.search(text)
-        span = _SPAN.search(text)
-        at = span or _AT_TIME.search(text)
-        if event is None or at is None or (start := hour_of(at)) is None or start >= 24:
+        hours = _hours_of(text)
+        if event is None or hours is None or hours[0] >= 24:
             continue
-        end = hour_of(span, "e") if span is not None else None
-        hours = max(1, min(6, (end or start + 1) - start))
+        start, end = hours
         name = event.group(1).strip()
         where = (event.group(2) or "").strip()
-        found.append(Item(f"go to the {name} {where}".strip(), start, None, hours))
+        found.append(Item(f"go to the {name} {where}".strip(), start, None, end - start))
     return found
+
+
+def _placed_on(text: str, written: GameTime | None, today: GameTime) -> bool:
+    """Whether a text written at `written` speaks of the day starting at `today`
+    ("tomorrow", "on Tuesday", read against the time it was written)."""
+    if written is None or not today - 7 * 86400 <= written < today + 86400:
+        return False
+    window = anchor(text, written)
+    return window is not None and window.start < today + 86400 and window.end > today
+
+
+def _hours_of(text: str) -> tuple[int, int] | None:
+    """The hours an event takes, from its time: "from 5 pm to 7 pm", "5-7 pm", "at 3 pm"
+    (an hour); between 1 and 6 hours."""
+    if (span := _SPAN.search(text)) is not None and (start := hour_of(span)) is not None:
+        end = hour_of(span, "e")
+    elif (bare := _BARE_SPAN.search(text)) is not None:
+        half = 12 if bare["ap"].lower().startswith("p") else 0
+        start, end = int(bare["h"]) % 12 + half, int(bare["eh"]) % 12 + half
+    elif (at := _AT_TIME.search(text)) is not None and (start := hour_of(at)) is not None:
+        end = None
+    else:
+        return None
+    return start, start + max(1, min(6, (end or start + 1) - start))
 
 
 def compose(
