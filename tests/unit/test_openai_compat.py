@@ -273,7 +273,7 @@ def test_free_text_is_not_validated(server: FakeOpenAI) -> None:
 
 
 def test_requests_in_flight_never_exceed_the_concurrency_cap(server: FakeOpenAI) -> None:
-    server.default = Reply(delay_s=0.2, body=chat_answer("ok").body)
+    server.default = Reply(delay_s=1.0, body=chat_answer("ok").body)
     chat = make_chat(server, concurrency=2)
     threads = [
         threading.Thread(target=chat.complete, args=(HELLO,), kwargs={"max_tokens": 4})
