@@ -137,7 +137,7 @@ def judge(
         if name in right:
             continue
         if name == "host":
-            others = [n for n in people.values() if _names(text, n)]
+            others = [n for n in people.values() if _names(text, n) and not _guest(text, n)]
             stated = bool(others) or any(p.search(text) for p in (_HOSTING, _MY_EVENT))
             stated = stated or any(_said_to_host(text, n) for n in (speaker, *set_aside))
         elif name == "place":
@@ -166,6 +166,24 @@ def _said_to_host(text: str, name: str) -> bool:
         return False
     names = "|".join(re.escape(n) for n in {name, name.split()[0]})
     return re.search(rf"\b(?:{names})\s+{_HOSTS}", text, re.IGNORECASE) is not None
+
+
+def _guest(text: str, name: str) -> bool:
+    """Whether the text names the person only as going to the event, not hosting it:
+    "Klaus Mueller is going to the party", "Maria will come to it"."""
+    names = "|".join(re.escape(n) for n in {name, name.split()[0]})
+    going = rf"\b(?:{names})\s+{_GOING}"
+    to_host = rf"{going}\s+to\s+(?:host|throw|hold|organi[sz]e|give|run)\b"  # "going to host"
+    found = re.search(going, text, re.IGNORECASE) is not None
+    hosts = _said_to_host(text, name) or re.search(to_host, text, re.IGNORECASE) is not None
+    return found and not hosts
+
+
+# English's verbs of going to an event as a guest, after the one who goes.
+_GOING = (
+    r"(?:is|was|will be|'s|'ll be|will|'ll)?\s*(?:\w+ly\s+)?"
+    r"(?:going|coming|heading|attending|invited|go|come|attend)\b"
+)
 
 
 def _who(name: str, people: Mapping[str, str]) -> str:

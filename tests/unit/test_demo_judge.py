@@ -67,6 +67,10 @@ PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
         ("I don't know about any party.", (), ()),
         ("I own Hobbs Cafe.", (), ()),  # not about the party: one fact, no key phrase
         ("Hobbs Cafe, on February 14!", ("place", "date"), ()),  # two facts are enough
+        # a guest named going to it is no host named ...
+        ("Klaus Mueller is going to the Valentine's party at Hobbs Cafe.", ("place",), ()),
+        # ... unless it says he hosts it too
+        ("Klaus is going to host a party at Hobbs Cafe.", ("place",), ("host",)),
     ],
 )
 def test_an_answer_states_the_seeds_facts_rightly_or_wrongly(
