@@ -11,7 +11,7 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.when import past_tense, perfect
+from npc_brain.memory.when import DAY, past_tense, perfect
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
 from npc_brain.mind.talk.realise import described, first_person, sentence
@@ -343,9 +343,6 @@ def _done(scene: Scene, memory: MemoryRecord) -> bool:
     """A thing the NPC did itself in the last day (an event it saw of its own doing)."""
     recent = scene.now - memory.created <= DAY
     return recent and own(memory, scene) and memory.kind == MemoryKind.OBSERVATION
-
-
-DAY = 24 * 3600.0
 
 
 EVENTS = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE)  # what happened, not what was thought

@@ -476,7 +476,7 @@ def promised(request: str) -> str:
     verb = words[0].lower() if words else ""
     if verb in MODALS or verb not in _lemmas(verb).get("VERB", ()):
         return ""  # it starts with a verb's base form ("take a look", "shoe my horse")
-    flipped = [_FLIPPED.get(w.lower(), w) if w.lower() in _FLIPPED else w for w in words]
+    flipped = [_FLIPPED.get(w.lower(), w) for w in words]
     flipped[0] = flipped[0].lower()
     return " ".join(flipped)
 

@@ -50,6 +50,9 @@ def wares(scene: Scene, agent_id: str) -> list[MemoryRecord]:
 
 def keeps(role: str, address: str) -> bool:
     """Whether a role names a place's spot or area ("runs the supply depot")."""
-    return any(
-        re.search(rf"\b{re.escape(part.lower())}\b", role.lower()) for part in parts(address)
-    )
+    return any(names_part(role, part) for part in parts(address))
+
+
+def names_part(role: str, part: str) -> bool:
+    """Whether a role names a part of a place ("supply depot"), as a whole word."""
+    return re.search(rf"\b{re.escape(part.lower())}\b", role.lower()) is not None

@@ -232,7 +232,7 @@ def place_name(address: str) -> str:
 def place_phrase(address: str) -> str:
     """A place as said in directions: its spot in its area ("the cantina at Ring C",
     "the forge at the Holt Smithy"), or its area alone when the spot is the area's own
-    kind ("Hobbs Cafe" for "Hobbs Cafe:cafe")."""
+    kind ("Marsh Bakery" for "Marsh Bakery:bakery")."""
     named = parts(address) or [address]
     if len(named) == 1:
         return _the(named[0])

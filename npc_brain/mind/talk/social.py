@@ -19,7 +19,7 @@ from npc_brain.mind.talk.realise import (
     sentences,
 )
 from npc_brain.mind.talk.relations import relationship
-from npc_brain.mind.talk.roles import role_likeness
+from npc_brain.mind.talk.roles import names_part, role_likeness
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
     RELATED,
@@ -235,8 +235,7 @@ def _keepers(scene: Scene, address: str) -> list[tuple[str, str]]:
         return living
     roles = {a.persona.name: a.persona.learned for a in agents}
     for part in reversed(parts(address)):  # the spot first, then the area
-        pattern = rf"\b{re.escape(part.lower())}\b"
-        found = [(n, r) for n, r in roles.items() if re.search(pattern, r.lower())]
+        found = [(n, r) for n, r in roles.items() if names_part(r, part)]
         if found:
             return found
     return []

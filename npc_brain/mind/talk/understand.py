@@ -314,4 +314,7 @@ def strangers_in(text: str, known: set[str]) -> list[str]:
 def _unknown(word: str, known: set[str]) -> bool:
     """A word no one of the world is called and English does not know (no lemma)."""
     low = word.lower()
-    return low not in known and low not in FUNCTION_WORDS | MODALS and not getAllLemmas(low)
+    return low not in known and low not in _NO_NAMES and not getAllLemmas(low)
+
+
+_NO_NAMES = FUNCTION_WORDS | MODALS  # words lemminflect has no lemma of, though English
