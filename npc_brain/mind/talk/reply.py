@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -326,10 +327,21 @@ def wording_messages(
 
 
 def _between(memory: MemoryRecord, agent: AgentRecord, asker: str) -> bool:
-    """Whether a memory is a line the agent and the one who asks said to each other: no
-    fact to tell them back."""
+    """Whether a memory holds no fact to tell the one who asks: a line the agent and the
+    asker said to each other, or a question someone put to the agent ('Player asked
+    me: "Who could take me across the pass?"' is no news, and no answer about the pass)."""
     line = said_line(memory.description) if memory.kind == MemoryKind.DIALOGUE else None
-    return bool(asker) and line is not None and {line[0], line[1]} == {agent.persona.name, asker}
+    if line is None:
+        return False
+    speaker, listener, words = line[0], line[1], line[2]
+    asked = listener == agent.persona.name and speaker != listener and _only_questions(words)
+    return asked or (bool(asker) and {speaker, listener} == {agent.persona.name, asker})
+
+
+def _only_questions(words: str) -> bool:
+    """Whether every sentence of a line is a question (it tells nothing)."""
+    said = [s for s in re.split(r"(?<=[.!?])\s+", words.strip().strip('"')) if s]
+    return bool(said) and all(s.rstrip('"').endswith("?") for s in said)
 
 
 def _close_queue(pieces: asyncio.Queue[str | None]) -> Callable[[asyncio.Future[Any]], None]:
