@@ -6,6 +6,7 @@ merges this ranking with the embedding's."""
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 
@@ -34,18 +35,25 @@ def terms(text: str) -> list[str]:
     return [w for w in words if w not in FUNCTION_WORDS][:MAX_TERMS]
 
 
-def search(db: sqlite3.Connection, agent_id: str, text: str, limit: int) -> list[int]:
+def search(
+    db: sqlite3.Connection,
+    agent_id: str,
+    text: str,
+    limit: int,
+    created: tuple[float, float] = (-math.inf, math.inf),
+) -> list[int]:
     """The ids of the agent's memories that share content words with `text`, best BM25
-    first, at most `limit`. A word in more than COMMON memories of the world is left
-    out: its BM25 weight is small, and ranking every memory that holds it is what
-    costs (a town's "cafe" in 16,000 of 100,000 memories: 17 ms)."""
+    first, at most `limit`, created in [`created`). A word in more than COMMON memories
+    of the world is left out: its BM25 weight is small, and ranking every memory that
+    holds it is what costs (a town's "cafe" in 16,000 of 100,000 memories: 17 ms)."""
     rare = [t for t in terms(text) if not _common(db, t)]
     if not rare or limit <= 0:
         return []
     rows = db.execute(
         "SELECT m.memory_id FROM memories_fts JOIN memories m ON m.memory_id = memories_fts.rowid"
-        " WHERE memories_fts MATCH ? AND m.agent_id = ? ORDER BY memories_fts.rank LIMIT ?",
-        (" OR ".join(f'"{t}"' for t in rare), agent_id, limit),
+        " WHERE memories_fts MATCH ? AND m.agent_id = ? AND m.created >= ? AND m.created < ?"
+        " ORDER BY memories_fts.rank LIMIT ?",
+        (" OR ".join(f'"{t}"' for t in rare), agent_id, *created, limit),
     ).fetchall()
     return [int(memory_id) for (memory_id,) in rows]
 

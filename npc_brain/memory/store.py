@@ -11,6 +11,7 @@ given): `unembedded` finds such rows and `embedded` completes them.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -318,11 +319,17 @@ class WorldStore:
                 db.execute("DELETE FROM claim_holders WHERE memory_id = ?", (memory_id,))
         return cursor.rowcount > 0
 
-    def lexical(self, agent_id: str, text: str, limit: int) -> list[int]:
-        """The ids of the agent's memories sharing words with `text`, best BM25 first
-        (memory/lexical.py)."""
+    def lexical(
+        self,
+        agent_id: str,
+        text: str,
+        limit: int,
+        created: tuple[GameTime, GameTime] = (-math.inf, math.inf),
+    ) -> list[int]:
+        """The ids of the agent's memories sharing words with `text`, best BM25 first,
+        created in [`created`) (memory/lexical.py)."""
         with self._reading() as db:
-            return lexical.search(db, agent_id, text, limit)
+            return lexical.search(db, agent_id, text, limit, created)
 
     def memory_owner(self, memory_id: int) -> str | None:
         """The agent a memory belongs to; None when the world has no such memory."""

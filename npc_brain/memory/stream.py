@@ -31,6 +31,7 @@ from npc_brain.memory.retrieval import (
     ScoreTerms,
     Weights,
     fused,
+    min_max,
     recency_score,
     score,
     top_k,
@@ -38,6 +39,9 @@ from npc_brain.memory.retrieval import (
 
 EXACT_LIMIT = 10_000
 FIRST_CANDIDATES = 64
+NOVELTY_NEIGHBOURS = 5  # the nearest other texts a memory's novelty is measured against
+# The most (memory, text) pairs novelty compares: a larger window keeps relevance.
+NOVELTY_PAIRS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,10 @@ class Query:
     # Hybrid retrieval: the ids of the memories sharing words with the query, best BM25
     # first (WorldStore.lexical); None: the paper's retrieval, by embedding alone.
     lexical: tuple[int, ...] | None = None
+    # Hybrid retrieval of a question that asks only what happened in its window ("did
+    # anything happen on the 27th?"): relevance is then how unlike the stream's other
+    # memories a memory is (AgentStream.novelty), not its likeness to the question.
+    notable: bool = False
 
 
 @dataclass(frozen=True)
@@ -256,6 +264,12 @@ class AgentStream:
         low = words.lower()
         return any(low in text.lower() for text in self._text_numbers)
 
+    def within(self, start: GameTime, end: GameTime) -> list[MemoryRecord]:
+        """The remembered memories created in [start, end), oldest first."""
+        created = self._scores.created.data
+        inside = self._scores.alive.data & (created >= start) & (created < end)
+        return [self.records[int(p)] for p in np.flatnonzero(inside)]
+
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n newest remembered memories, oldest first."""
         if len(self._positions) == len(self.records):  # none forgotten
@@ -361,11 +375,14 @@ class AgentStream:
             _ranks(len(self.records), lexical),
         )
         dense_rank, lexical_rank = dense_rank[positions], lexical_rank[positions]
-        relevance = fused(dense_rank, lexical_rank)
-        ranked = relevance[relevance > 0]
-        if len(ranked):  # min-max over the ranked memories; those in neither list: 0
-            span = Range(float(ranked.min()), float(ranked.max()))
-            relevance = np.where(relevance > 0, span.normalise(relevance), 0.0)
+        if query.notable and len(positions) * self.distinct_texts <= NOVELTY_PAIRS:
+            relevance = min_max(self.novelty(positions))
+        else:
+            relevance = fused(dense_rank, lexical_rank)
+            ranked = relevance[relevance > 0]
+            if len(ranked):  # min-max over the ranked memories; those in neither list: 0
+                span = Range(float(ranked.min()), float(ranked.max()))
+                relevance = np.where(relevance > 0, span.normalise(relevance), 0.0)
         terms = score(
             recency[positions],
             self._scores.importance.data[positions].astype(np.float64),
@@ -378,6 +395,21 @@ class AgentStream:
             ),
         )
         return positions, terms, dense_rank, lexical_rank
+
+    def novelty(self, positions: NDArray[np.intp]) -> NDArray[np.float64]:
+        """How unlike the rest of the stream each memory at `positions` is: 1 minus the
+        mean cosine of the NOVELTY_NEIGHBOURS other distinct texts nearest it. What a
+        stream says every day ("raked the lock gates") is near many; what happened once
+        (a found purse, a flood) is near few."""
+        texts = self._text_vectors.data
+        own = self._text_of.data[positions]
+        sims = self._vectors.data[positions] @ texts.T
+        sims[np.arange(len(positions)), own] = -np.inf
+        near = min(NOVELTY_NEIGHBOURS, texts.shape[0] - 1)
+        if near <= 0:
+            return np.zeros(len(positions), dtype=np.float64)
+        nearest = -np.partition(-sims, near - 1, axis=1)[:, :near]
+        return np.asarray(1.0 - nearest.mean(axis=1), dtype=np.float64)
 
     def _scored(
         self,

@@ -128,25 +128,52 @@ def _day_of_month(text: str, base: dt.datetime, prefer: str) -> tuple[str, dt.da
             (day <= base) if prefer == "past" else (day >= base - dt.timedelta(days=1))
         ):
             return found[0], day
-        step = -1 if prefer == "past" else 1
-        month = (month + dt.timedelta(days=32 * step)).replace(day=1)
+        step = dt.timedelta(days=-1 if prefer == "past" else 32)  # into the month before or after
+        month = (month + step).replace(day=1)
     return None
 
 
-# A part of a day named by what happened on it: "the morning of the flood", "the night
-# of the Lantern Float".
+# A part of a day named by what happened on it, or by the day before or after it: "the
+# morning of the flood", "the night of the Lantern Float", "the day after the storm".
 _EVENT_DAY = re.compile(
-    r"\b(morning|afternoon|evening|night|day)\s+of\s+(?:the\s+)?"
+    r"\b(morning|afternoon|evening|night|day)\s+(of|after|before)\s+(?:the\s+)?"
     r"([A-Za-z][\w' -]*?)\s*(?=[?.!,;]|$)",
     re.IGNORECASE,
 )
+_DAYS_FROM = {"of": 0, "after": 1, "before": -1}
 
 
-def event_day(text: str) -> tuple[str, str] | None:
-    """The part of a day a line names by an event, and the event's words: ("morning",
-    "flood") for "What were you doing the morning of the flood?"."""
+@dataclass(frozen=True)
+class EventDay:
+    """A part of a day named by an event: `days` after the event's day (-1: before)."""
+
+    part: str
+    event: str
+    days: int
+
+    @property
+    def phrase(self) -> str:
+        relation = {0: "of", 1: "after", -1: "before"}[self.days]
+        return f"the {self.part} {relation} the {self.event}"
+
+
+def event_day(text: str) -> EventDay | None:
+    """The part of a day a line names by an event: ("morning", "flood", 0) for "What
+    were you doing the morning of the flood?", ("day", "flood", 1) for "the day after
+    the flood"."""
     found = _EVENT_DAY.search(text)
-    return (found[1].lower(), found[2]) if found else None
+    if found is None:
+        return None
+    return EventDay(found[1].lower(), found[3], _DAYS_FROM[found[2].lower()])
+
+
+def days_from(text: str, event: str) -> int:
+    """How many days after `event` a text places itself: 1 for "spent the day after the
+    flood drying tins", -1 for "the night before the fair"; 0 when it does not say."""
+    for found in _EVENT_DAY.finditer(text):
+        if found[2].lower() != "of" and found[3].lower().startswith(event.lower()):
+            return _DAYS_FROM[found[2].lower()]
+    return 0
 
 
 def part_of(moment: GameTime, part: str, phrase: str) -> Window:

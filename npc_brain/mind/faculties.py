@@ -38,7 +38,7 @@ from npc_brain.memory.records import (
 )
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.stream import Query
-from npc_brain.memory.when import Window, asked_when, event_day, part_of
+from npc_brain.memory.when import DAY, Window, asked_when, days_from, event_day, part_of
 from npc_brain.mind.backlog import CatchUp
 from npc_brain.mind.emoji import MEANINGS, nearest_emojis
 from npc_brain.mind.reflect.prompts import Insight
@@ -346,7 +346,9 @@ class Faculties:
         retrieved = stream.retrieve(query)
         if not retrieved and created_after is None and created_before is None:
             # a window read from the question's words held nothing: ask without it
-            retrieved = stream.retrieve(replace(query, created_after=None, created_before=None))
+            retrieved = stream.retrieve(
+                replace(query, created_after=None, created_before=None, notable=False)
+            )
         found = [
             s
             for s in retrieved
@@ -388,6 +390,7 @@ class Faculties:
         weighed = self.weights(weights)
         given = weights or Weights(0, 0, 0)  # a zero: the default, shaped by the question
         lexical = None
+        notable = False
         if asked and self.settings.retrieval == "hybrid":
             lexical = tuple(world.store.lexical(agent_id, text, LEXICAL_CANDIDATES))
             intent = asked_when(text, game_time)
@@ -398,6 +401,7 @@ class Faculties:
                 weighed = replace(weighed, relevance=weighed.relevance * ASKED_RELEVANCE)
             if window is not None and created_after is None and created_before is None:
                 created_after, created_before = window.start, window.end
+                notable = not _named_within(world, agent_id, text, window)
         return Query(
             vector,
             game_time,
@@ -409,25 +413,28 @@ class Faculties:
             created_before,
             told_to,
             lexical,
+            notable,
         )
 
     def _event_window(
         self, world: World, agent_id: str, text: str, game_time: GameTime
     ) -> Window | None:
-        """The part of a day a question names by an event ("the morning of the flood"):
-        that of the day of the agent's memory that best matches the event's words (BM25),
-        when that memory is from before now. (The earliest or the weightiest of the
-        best five did worse on the long-memory bench: 80% and 81% of 'when' questions
-        from the right window against 86%.)"""
+        """The part of a day a question names by an event ("the morning of the flood",
+        "the day after the flood"): found from the agent's memory that best matches the
+        event's words (BM25), when that memory is from before now, and the day it says
+        it is on ("spent the day after the flood drying tins": the flood was the day
+        before). (The earliest or the weightiest of the best five did worse on the
+        long-memory bench: 80% and 81% of 'when' questions from the right window
+        against 86%.)"""
         named = event_day(text)
         if named is None:
             return None
-        part, event = named
         stream = world.stream(agent_id)
-        for memory_id in world.store.lexical(agent_id, event, 1):
+        for memory_id in world.store.lexical(agent_id, named.event, 1):
             memory = stream.get(memory_id)
             if memory is not None and memory.created <= game_time:
-                return part_of(memory.created, part, f"the {part} of the {event}")
+                days = named.days - days_from(memory.description, named.event)
+                return part_of(memory.created + days * DAY, named.part, named.phrase)
         return None
 
     async def context(
@@ -475,3 +482,11 @@ def _with_completion(estimate: Estimate) -> tuple[Estimate, Completion | None]:
 def _rating_key(estimator: ImportanceEstimator, agent: AgentRecord, text: str) -> tuple[str, ...]:
     """Where a rating is cached: per agent name only if the estimator reads the name."""
     return (estimator.name, agent.persona.name if estimator.uses_agent_name else "", text)
+
+
+def _named_within(world: World, agent_id: str, text: str, window: Window) -> bool:
+    """Whether a question says more than its time: a word of it besides its window's
+    phrase ("Marta" in "what did Marta say on Thursday?") is in a memory of the window.
+    "Did anything happen on the 27th?" says nothing more."""
+    rest = text.replace(window.phrase, " ")
+    return bool(world.store.lexical(agent_id, rest, 1, (window.start, window.end)))

@@ -153,6 +153,7 @@ def _hours(window: object) -> tuple[str, str]:
         ("What were you doing the evening before last?", ("31 18", "01 00")),
         ("What did you get up to on the 21st in the morning?", ("21 06", "21 12")),
         ("What did you do on the 11th?", ("11 00", "12 00")),
+        ("What did you do on the 30th?", ("30 00", "31 00")),  # of March, not of February
         ("What happened this month?", ("01 00", "01 00")),
     ],
 )
@@ -182,3 +183,59 @@ def test_a_part_of_a_day_named_by_an_event_is_that_of_the_events_day(tmp_path: P
         brain.retrieve("", "maren", NOW, "What did you do the morning of the storm?", k=5)
     )
     assert {s.memory.description for s in found} == {text for _, text in that_day[:2]}
+
+
+def test_a_day_named_after_an_event_and_a_memory_dated_from_it(tmp_path: Path) -> None:
+    """"the morning after the storm" is the next day's; a memory that dates itself from
+    the event ("the day after the storm") puts the event on the day before it."""
+    brain = keeper(tmp_path, "hybrid")
+    day = NOW - 5 * DAY - 9 * 3600  # midnight, five days ago
+    for hour, text in [
+        (7, "The sea rose over the harbour wall in the night"),
+        (DAY / 3600 + 8, "Maren spent the day after the storm clearing weed off the slip"),
+        (DAY / 3600 + 9, "Maren counted the broken panes of the lamp room"),
+    ]:
+        asyncio.run(
+            brain.add_memory(
+                "", "maren", day + hour * 3600, MemoryKind.OBSERVATION, Observation(text)
+            )
+        )
+    found = asyncio.run(
+        brain.retrieve("", "maren", NOW, "What did you do the morning of the storm?", k=5)
+    )
+    assert [s.memory.description for s in found] == [
+        "The sea rose over the harbour wall in the night"
+    ]
+    after = asyncio.run(
+        brain.retrieve("", "maren", NOW, "What did you do the morning after the storm?", k=5)
+    )
+    assert {s.memory.description for s in after} == {
+        "Maren spent the day after the storm clearing weed off the slip",
+        "Maren counted the broken panes of the lamp room",
+    }
+
+
+def test_a_question_that_names_only_a_day_gets_what_was_unusual_on_it(
+    tmp_path: Path,
+) -> None:
+    """'Did anything happen on ...?' shares no word with that day's memories: what is
+    unlike the rest of the stream ranks first, not what is said every day."""
+    brain = keeper(tmp_path, "hybrid")
+    routine = ["Maren polished the lamp lens", "Maren wound the clockwork of the lamp"]
+    unusual = "A seal climbed onto the jetty and would not leave"
+
+    async def seed() -> None:
+        for back in range(2, 8):  # a week of the same chores
+            for i, text in enumerate(routine):
+                at = NOW - back * DAY + i * 3600
+                await brain.add_memory("", "maren", at, MemoryKind.OBSERVATION, Observation(text))
+        await brain.add_memory(
+            "", "maren", NOW - 3 * DAY + 5 * 3600, MemoryKind.OBSERVATION, Observation(unusual)
+        )
+
+    asyncio.run(seed())
+    three_days_ago = dt.datetime.fromtimestamp(NOW - 3 * DAY, dt.UTC)
+    question = f"Did anything happen on the {three_days_ago.day}th?"
+    found = asyncio.run(brain.retrieve("", "maren", NOW, question, k=3))
+    assert found[0].memory.description == unusual
+    assert {s.memory.description for s in found} == {unusual, *routine}
