@@ -41,6 +41,7 @@ from npc_brain.llm.base import Embedder
 from npc_brain.mind.plan.affordances import affordances, describe, parts
 from npc_brain.mind.plan.skeleton import Skeleton, is_activity, skeleton_of
 from npc_brain.persona import Persona
+from npc_brain.words import stem
 
 # Cosine of an action's description with "<the place described>: <its affordances>"
 # (`place_text`) at or above which the place fits, when no word decides. Chosen on the
@@ -110,29 +111,9 @@ class Step:
     emoji: str = ""
 
 
-def stem(word: str) -> str:
-    """A crude stem, enough to match 'serving customers' with 'serve the customers'."""
-    word = word.lower().removesuffix("'s")
-    if word.endswith("ing") and len(word) > 5:
-        word = word[:-3]
-        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
-            word = word[:-1]  # shopping -> shop, running -> run
-    elif word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("ches", "shes", "sses", "xes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        word = word[:-1]
-    elif word.endswith("ed") and len(word) > 4:
-        word = word[:-2]
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
-
-
 def content_words(text: str) -> set[str]:
-    """The stems of a text's words that say what is done or where: no stopwords, no
-    times ('at 8 am'), no numbers."""
+    """The stems (words.stem) of a text's words that say what is done or where: no
+    stopwords, no times ('at 8 am'), no numbers."""
     words = re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower())
     return {stem(w) for w in words if w not in _STOPWORDS and len(w) > 1}
 

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
-
-import snowballstemmer
-from lemminflect import getAllLemmas
 
 from npc_brain.persona import Persona
+from npc_brain.words import stem
 
 _STOPWORDS = (
     "a an the and or but if of to in on at by for with from about into over is are was "
@@ -68,20 +65,6 @@ def key_terms(text: str) -> set[str]:
     return {stem(w) for w in words if (w not in _STOP and len(w) > 2) or w.isdigit()}
 
 
-@lru_cache(maxsize=8192)
-def stem(word: str) -> str:
-    """A word's English Snowball stem (the one stemmer of the whole tree), taken from
-    its lemma when it is an irregular verb's form that the stemmer cannot join to it
-    ("grew" and "grow", "sold" and "sell", by lemminflect's tables)."""
-    lemmas = getAllLemmas(word)
-    verbs = lemmas.get("VERB", ())
-    noun = word in lemmas.get("NOUN", ())  # "ground", "rose": a noun of its own
-    lemma = verbs[0] if len(verbs) == 1 and not noun else word
-    stemmed: str = _STEMMER.stemWord(lemma)
-    return stemmed
-
-
-_STEMMER = snowballstemmer.stemmer("english")
 
 
 def names_in(text: str, people: dict[str, str]) -> list[str]:
