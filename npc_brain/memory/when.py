@@ -43,8 +43,12 @@ def anchor(text: str, now: GameTime) -> Window | None:
     weekday or date alone is the next one for a line in the future or present tense and
     the last one for a line in the past tense ("what did you do on Saturday?"). A part
     of the day said with it narrows a day to it ("yesterday evening", "on the 21st in
-    the morning"); a month or a week is the calendar's ("this month": from the 1st)."""
+    the morning"); a month or a week is the calendar's ("this month": from the 1st). A
+    span that runs up to now ("since Monday", "in the last few days", "over the past
+    week") ends now."""
     base = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
+    if (running := _up_to_now(text, base, now)) is not None:
+        return running
     prefer = "past" if past_tense(text) else "future"
     period = ""
     if (ordinal := _day_of_month(text, base, prefer)) is not None:  # "on the 11th"
@@ -89,6 +93,32 @@ def anchor(text: str, now: GameTime) -> Window | None:
         following = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
         length = (following - day).total_seconds()
     return Window(start, start + length, phrase)
+
+
+# A span that runs up to now: "since Monday", "in the last few days", "the past week".
+_SINCE = re.compile(r"\bsince\s+(.+?)\s*(?=[?.!,;]|$)", re.IGNORECASE)
+_LAST = re.compile(
+    r"\bthe\s+(?:last|past)\s+(?:(few|couple\s+of|\w+)\s+)?(hour|day|week|month)s?\b",
+    re.IGNORECASE,
+)
+_FEW = {"few": "3", "couple of": "2"}
+
+
+def _up_to_now(text: str, base: dt.datetime, now: GameTime) -> Window | None:
+    """The window from a time named in the past up to now, or None."""
+    if (since := _SINCE.search(text)) is not None:
+        start = anchor(f"what happened {since[1]}", now)  # read as the past
+        if start is not None and start.start < now:
+            return Window(start.start, now, since[0])
+        return None
+    if (last := _LAST.search(text)) is None:
+        return None
+    count = " ".join((last[1] or "1").lower().split())
+    ago = f"{_FEW.get(count, count)} {last[2]}s ago"
+    moment = _parser("past", base).get_date_data(ago).date_obj
+    if moment is None:
+        return None
+    return Window(moment.replace(tzinfo=dt.UTC).timestamp(), now, last[0])
 
 
 # The parts of a day, in hours from midnight: what "in the morning" or "that evening"

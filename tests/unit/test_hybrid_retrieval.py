@@ -155,13 +155,17 @@ def _hours(window: object) -> tuple[str, str]:
         ("What did you do on the 11th?", ("11 00", "12 00")),
         ("What did you do on the 30th?", ("30 00", "31 00")),  # of March, not of February
         ("What happened this month?", ("01 00", "01 00")),
+        ("Anything new since Monday?", ("31 00", "02 09")),  # up to now
+        ("Did anything happen in the last few days?", ("30 09", "02 09")),
+        ("What happened over the past week?", ("26 09", "02 09")),
     ],
 )
 def test_a_part_of_a_day_an_ordinal_day_and_a_calendar_month(
     question: str, window: tuple[str, str]
 ) -> None:
     """A part of the day narrows its day; a lone ordinal is a day of a month (dateparser
-    reads it as a month); a month is the calendar's, from its 1st (NOW is 2 April)."""
+    reads it as a month); a month is the calendar's, from its 1st; a span since a time
+    ends now (NOW is Wednesday 2 April, 9 am)."""
     assert _hours(anchor(question, NOW)) == window
 
 
@@ -186,7 +190,7 @@ def test_a_part_of_a_day_named_by_an_event_is_that_of_the_events_day(tmp_path: P
 
 
 def test_a_day_named_after_an_event_and_a_memory_dated_from_it(tmp_path: Path) -> None:
-    """"the morning after the storm" is the next day's; a memory that dates itself from
+    """ "the morning after the storm" is the next day's; a memory that dates itself from
     the event ("the day after the storm") puts the event on the day before it."""
     brain = keeper(tmp_path, "hybrid")
     day = NOW - 5 * DAY - 9 * 3600  # midnight, five days ago

@@ -65,8 +65,6 @@ def key_terms(text: str) -> set[str]:
     return {stem(w) for w in words if (w not in _STOP and len(w) > 2) or w.isdigit()}
 
 
-
-
 def names_in(text: str, people: dict[str, str]) -> list[str]:
     """The ids of the people (id -> full name) a text names, by full or first name."""
     low = text.lower()
