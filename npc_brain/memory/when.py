@@ -49,7 +49,7 @@ def anchor(text: str, now: GameTime) -> Window | None:
     base = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     if (running := _up_to_now(text, base, now)) is not None:
         return running
-    prefer = "past" if past_tense(text) else "future"
+    prefer = "past" if past_tense(reported(text)) else "future"
     period = ""
     if (ordinal := _day_of_month(text, base, prefer)) is not None:  # "on the 11th"
         found: list[tuple[str, dt.datetime]] | None = [ordinal]
@@ -240,6 +240,19 @@ def past_tense(text: str) -> bool:
             if word in getInflection(lemma, tag="VBD") and word != lemma:
                 return True
     return False
+
+
+_REPORTING = re.compile(r"\bthat\b|:", re.IGNORECASE)
+
+
+def reported(text: str) -> str:
+    """The clause a line reports, whose tense its times are read in: "he is riding out
+    on Friday" of "Doc told me that he is riding out on Friday" (the telling is past,
+    the riding ahead); the whole line when it reports none ("that" and no verb after it:
+    "what did you do on that Friday?")."""
+    clause = _REPORTING.split(text)[-1]
+    words = re.findall(r"[A-Za-z']+", clause)
+    return clause if clause != text and any(getAllLemmas(w, upos="VERB") for w in words) else text
 
 
 def perfect(text: str) -> bool:

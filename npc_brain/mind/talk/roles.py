@@ -6,6 +6,7 @@ fish market?" is answered by it)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from npc_brain.memory.records import MemoryRecord, SourceKind
 from npc_brain.mind.plan.affordances import affordances, parts
@@ -16,7 +17,8 @@ from npc_brain.mind.talk.scene import Scene, priced
 async def role_likeness(scene: Scene) -> dict[str, float]:
     """How near the line is to each agent's role (the NPC's own included), by agent id:
     its best cosine to the role's parts (what the agent does, its routine, what the
-    places it keeps afford, what the game says it sells)."""
+    places it keeps afford, what the game says it sells). A part that two roles share
+    ("resting", where both eat and sleep at the inn) is no part of either."""
     roles: dict[str, list[str]] = {}
     for agent_id in [scene.agent.agent_id, *scene.people]:
         agent = scene.world.store.get_agent(agent_id)
@@ -33,13 +35,16 @@ async def role_likeness(scene: Scene) -> dict[str, float]:
         ]
         sold = [first_person(m.description, p.name) for m in wares(scene, agent_id)]
         roles[agent_id] = [*(s for text in said for s in sentences(text)), *kept, *sold]
-    texts = [text for parts in roles.values() for text in parts]
+    shared = Counter(text for role in roles.values() for text in set(role))
+    for agent_id, role in roles.items():  # a part two roles share tells them apart in nothing
+        roles[agent_id] = [text for text in role if shared[text] == 1]
+    texts = [text for role in roles.values() for text in role]
     if not texts:
         return {}
     asked = promised(scene.heard.text)  # what is asked, without "can you" and the rest
     vector = (await scene.embed([asked]))[0] if asked else scene.heard.vector
     likeness = iter((await scene.embed(texts)) @ vector)
-    return {a: max(float(next(likeness)) for _ in parts) for a, parts in roles.items() if parts}
+    return {a: max(float(next(likeness)) for _ in role) for a, role in roles.items() if role}
 
 
 def wares(scene: Scene, agent_id: str) -> list[MemoryRecord]:

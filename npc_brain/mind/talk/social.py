@@ -11,6 +11,7 @@ import numpy as np
 from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.memory.when import anchor
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.realise import (
@@ -112,9 +113,32 @@ async def _request(scene: Scene) -> Answer:
         said = sentence(f"Of course, I'll {done}") if done else "Of course, I can help with that."
         return Answer((said,), (), answered=True)
     declined = ["I'm sorry, I can't help you with that."]
+    grounds = []
     if best_other and theirs >= REFERS:
-        declined.append(f"You could ask {scene.people[best_other]}.")
-    return Answer(tuple(declined), tuple(declined[1:]))
+        other = scene.people[best_other]
+        declined.append(f"You could ask {other}.")
+        grounds.append(declined[-1])
+        if known := await _known_of(scene, recalled, other):  # "...she's away Friday"
+            declined.append(scene.say(known))
+            grounds.append(known.description)
+    return Answer(tuple(declined), tuple(grounds))
+
+
+async def _known_of(
+    scene: Scene, recalled: Sequence[MemoryRecord], name: str
+) -> MemoryRecord | None:
+    """What the NPC knows of the one it sends the speaker to that bears on the request:
+    the best memory naming them among those the line bears on, else one that says where
+    they will be at a time not yet past ("riding to Fort Clay on Friday")."""
+    first = re.compile(rf"\b{re.escape(name.split()[0])}\b", re.IGNORECASE)
+    for memory in await relevant(scene, recalled):
+        if first.search(memory.description):
+            return memory
+    for memory in await scene.recall(name, CANDIDATES):
+        window = anchor(memory.description, memory.created)
+        if first.search(memory.description) and window is not None and window.end > scene.now:
+            return memory
+    return None
 
 
 FITS = 0.2  # cosine of a request to a role from which the role may do it
