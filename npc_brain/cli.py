@@ -127,15 +127,27 @@ def _add_demo_commands(commands: Any) -> None:
         "small town, advance game time in 10-minute steps through Tick, and write a report "
         "(report.md, report.json, pictures) to --out: actions, conversations, reflections, "
         "who learnt each seed of news, relationship network density, model calls and "
-        "wall-clock time per game hour. Same model + same seed = same report.",
+        "wall-clock time per game hour. Same model + same seed = same report. A checkpoint "
+        "at every game hour lets a stopped run go on (--resume).",
     )
     demo.add_argument("--cast", type=Path, metavar="FILE", help="cast TOML (default: shipped)")
     demo.add_argument("--world", type=Path, metavar="FILE", help="town TOML (default: shipped)")
     demo.add_argument(
-        "--start", default="2023-02-13T12:00", metavar="ISO-TIME", help="game start (UTC)"
+        "--start", metavar="ISO-TIME", help="game start (UTC; default: 2023-02-13T12:00)"
     )
-    demo.add_argument("--hours", type=float, default=2.0, metavar="H", help="game hours")
-    demo.add_argument("--agents", type=int, default=5, metavar="N", help="first N of the cast")
+    demo.add_argument("--hours", type=float, metavar="H", help="game hours (default: 2)")
+    demo.add_argument("--agents", type=int, metavar="N", help="first N of the cast (default: 5)")
+    demo.add_argument(
+        "--experiment",
+        choices=["paper"],
+        help="the paper's two-day run: 25 agents from 7 am on February 13 to 8 pm on "
+        "February 14 (--start, --hours and --agents given still count)",
+    )
+    demo.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the last game hour's checkpoint in --out, with the same options",
+    )
     demo.add_argument("--model", type=Path, metavar="GGUF", help="chat model (default: bundled)")
     demo.add_argument("--seed", type=int, default=1234, metavar="S", help="sampling seed")
     demo.add_argument(
@@ -206,14 +218,15 @@ def _demo_command(args: argparse.Namespace) -> None:
     logging.getLogger().setLevel(logging.WARNING)  # the demo's console view speaks
     try:
         if args.command == "demo":
-            from npc_brain.demo.run import DemoOptions, run_demo
+            from npc_brain.demo.run import DEFAULTS, EXPERIMENTS, DemoOptions, run_demo
 
+            preset = EXPERIMENTS.get(args.experiment or "", DEFAULTS)
             options = DemoOptions(
                 cast=args.cast,
                 world=args.world,
-                start=args.start,
-                hours=args.hours,
-                agents=args.agents,
+                start=preset.start if args.start is None else args.start,
+                hours=preset.hours if args.hours is None else args.hours,
+                agents=preset.agents if args.agents is None else args.agents,
                 model=args.model,
                 seed=args.seed,
                 ablation=args.ablation,
@@ -221,6 +234,7 @@ def _demo_command(args: argparse.Namespace) -> None:
                 server=args.server,
                 world_id=args.world_id,
                 planner=args.planner,
+                resume=args.resume,
             )
             run_demo(options)
         else:

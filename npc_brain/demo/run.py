@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import shutil
 import sys
 from contextlib import ExitStack
@@ -12,6 +13,7 @@ from typing import TextIO
 import grpc
 
 from npc_brain.config import DEFAULT_CHAT_MODEL, PLANNERS, Settings
+from npc_brain.demo import checkpoint
 from npc_brain.demo.cast import load_cast
 from npc_brain.demo.clock import clock, parse_time
 from npc_brain.demo.console import Console
@@ -23,6 +25,7 @@ from npc_brain.demo.town import load_town
 from npc_brain.demo.writing import write_report
 from npc_brain.errors import NpcBrainError
 from npc_brain.llm.base import Embedder
+from npc_brain.v1 import brain_pb2 as pb
 
 DATA_DIR = "data"  # under --out: the server's data directory when the demo starts one
 SERVER_LOG = "server.log"
@@ -46,6 +49,38 @@ class DemoOptions:
     world_id: str = "smallville"
     step_minutes: int = 10
     planner: str | None = None  # the server's setting; None: its default (composed)
+    resume: bool = False  # go on from the last checkpoint in `out`
+
+    def checked(self) -> dict[str, object]:
+        """The options a resumed run must share with the run it resumes."""
+        return {
+            "--cast": str(self.cast or ""),
+            "--world": str(self.world or ""),
+            "--start": self.start,
+            "--hours": self.hours,
+            "--agents": self.agents,
+            "--model": str(self.model or ""),
+            "--seed": self.seed,
+            "--ablation": self.ablation,
+            "--world-id": self.world_id,
+            "--planner": self.planner or "",
+            "step minutes": self.step_minutes,
+        }
+
+
+# The paper's experiment (Park et al., 2023, section 7): the whole cast from 7 am on
+# February 13 to 8 pm on February 14, the day of the party.
+@dataclass(frozen=True)
+class Preset:
+    """Where and how long a run goes unless its options say otherwise."""
+
+    start: str
+    hours: float
+    agents: int
+
+
+DEFAULTS = Preset(DemoOptions.start, DemoOptions.hours, DemoOptions.agents)
+EXPERIMENTS = {"paper": Preset("2023-02-13T07:00", 37.0, 25)}
 
 
 def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
@@ -77,11 +112,13 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
     )
     names = {m.agent_id: m.name for m in cast.members}
     console = Console(stdout, names, town.name)
+    resumed = checkpoint.load(options.out, options.checked()) if options.resume else None
     with ExitStack() as stack:
         address = options.server
         if address is None:
             data = options.out / DATA_DIR
-            shutil.rmtree(data, ignore_errors=True)  # each run starts from a new town
+            if resumed is None:
+                shutil.rmtree(data, ignore_errors=True)  # each run starts from a new town
             console.note(
                 f"starting an npc-brain server on {data} (log: {options.out / SERVER_LOG})"
             )
@@ -101,9 +138,37 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
             f"{clock(plan.start)}, server {address}"
         )
         simulation = Simulation(stub, town, cast, plan, console)
+        progress = Progress(
+            console, plan, *((resumed.next_step, resumed.wall_seconds) if resumed else (0, 0.0))
+        )
+
+        def on_hour(step: int, wall_seconds: float) -> None:
+            saved = stub.SaveWorld(
+                pb.SaveWorldRequest(world_id=plan.world_id, label=f"checkpoint {step}")
+            )
+            checkpoint.save(
+                options.out,
+                checkpoint.Checkpoint(
+                    step, saved.snapshot_id, wall_seconds, options.checked(), simulation.state()
+                ),
+            )
+            if options.server is None:
+                snapshots = options.out / DATA_DIR / "snapshots" / plan.world_id
+                checkpoint.prune(snapshots, keep=saved.snapshot_id)
+            progress.hour(step, wall_seconds)
+
         try:
-            simulation.setup()
-            record = simulation.run()
+            if resumed is None:
+                (options.out / checkpoint.FILE).unlink(missing_ok=True)
+                simulation.setup()
+                record = simulation.run(on_hour=on_hour)
+            else:
+                stub.LoadWorld(
+                    pb.LoadWorldRequest(world_id=plan.world_id, snapshot_id=resumed.snapshot_id)
+                )
+                simulation.restore(resumed.state)
+                console.note(f"resuming at step {resumed.next_step + 1} of {len(plan.steps())}")
+                record = simulation.run(resumed.next_step, resumed.wall_seconds, on_hour)
         except grpc.RpcError as error:
             where = "" if options.server else f" (server log: {options.out / SERVER_LOG})"
             raise DemoError(
@@ -133,6 +198,27 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
         f"by interview: {known or 'no seeds'}; false claims {false['false']} of {false['claims']}"
     )
     return path
+
+
+class Progress:
+    """The line a person follows a long run by, at every game hour: game time, steps
+    done, steps per wall minute (since this process began stepping) and the end."""
+
+    def __init__(self, console: Console, plan: Plan, first_step: int, first_wall: float) -> None:
+        self._console = console
+        self._plan = plan
+        self._first = (first_step, first_wall)
+
+    def hour(self, step: int, wall_seconds: float) -> None:
+        steps = self._plan.steps()
+        minutes = max(wall_seconds - self._first[1], 1e-9) / 60
+        pace = (step - self._first[0]) / minutes
+        left = (len(steps) - step) / pace if pace > 0 else 0.0
+        ends = dt.datetime.now() + dt.timedelta(minutes=left)
+        self._console.note(
+            f"progress: {clock(steps[step])}, step {step + 1} of {len(steps)}, "
+            f"{pace:.1f} steps per minute, about {left:.0f} min left (ends ~ {ends:%H:%M})"
+        )
 
 
 def load_embedder(console: Console) -> Embedder | None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -145,6 +146,7 @@ class Simulation:
         self._actions: dict[str, pb.Action] = {}  # agent id -> its latest action
         self._dialogue: dict[str, dict[str, MemoryView]] = {m.agent_id: {} for m in cast.members}
         self._told: set[tuple[float, frozenset[str]]] = set()
+        self._usage_base: dict[str, Usage] = {}  # usage before a resumed run's server
         self.record = Record(plan)
 
     # Setting up ------------------------------------------------------------------
@@ -203,15 +205,27 @@ class Simulation:
 
     # Running ---------------------------------------------------------------------
 
-    def run(self) -> Record:
-        """Steps through the plan's game time, then reads every agent's memory stream."""
+    def run(
+        self,
+        first_step: int = 0,
+        wall_seconds: float = 0.0,
+        on_hour: Callable[[int, float], None] | None = None,
+    ) -> Record:
+        """Steps through the plan's game time, then reads every agent's memory stream.
+        A resumed run starts at `first_step` with the `wall_seconds` spent before it.
+        `on_hour(step, wall seconds)` is called at the start of every game hour after
+        the first, before that hour's first step (where a checkpoint is taken)."""
         steps = self._plan.steps()
-        began = time.perf_counter()
-        self._snapshot(self._plan.start, 0.0)
-        for index, game_time in enumerate(steps):
+        began = time.perf_counter() - wall_seconds
+        if first_step == 0:
+            self._snapshot(self._plan.start, 0.0)
+        for index in range(first_step, len(steps)):
+            game_time = steps[index]
             since_start = game_time - self._plan.start
-            if index and since_start % 3600 == 0:
+            if index > first_step and since_start % 3600 == 0:
                 self._snapshot(game_time, time.perf_counter() - began)
+                if on_hour is not None:
+                    on_hour(index, time.perf_counter() - began)
             self._console.step(game_time, index + 1, len(steps), time.perf_counter() - began)
             self._tick(game_time)
             self._record_steps(game_time)
@@ -221,6 +235,28 @@ class Simulation:
         self.record.streams = {m.agent_id: self._memories(m.agent_id) for m in self._cast.members}
         self._interview()
         return self.record
+
+    def state(self) -> SimulationState:
+        """What the run has gathered and where its agents are: a checkpoint's part."""
+        return SimulationState(
+            dict(self._where),
+            {a: action.SerializeToString() for a, action in self._actions.items()},
+            {a: dict(seen) for a, seen in self._dialogue.items()},
+            set(self._told),
+            self.record,
+        )
+
+    def restore(self, state: SimulationState) -> None:
+        """Takes up a checkpoint's state. The server's usage counters restart with it
+        (a new server process), so usage read from now on is added to the last read."""
+        self._where = dict(state.where)
+        self._actions = {a: pb.Action.FromString(data) for a, data in state.actions.items()}
+        self._dialogue = {a: dict(seen) for a, seen in state.dialogue.items()}
+        self._told = set(state.told)
+        self.record = state.record
+        last = self.record.usage[-1][1] if self.record.usage else {}
+        now = self._usage()
+        self._usage_base = {a: minus(used, now[a]) for a, used in last.items() if a in now}
 
     def _interview(self) -> None:
         """Asks every agent each seed's question in interview mode (nothing is stored),
@@ -392,6 +428,12 @@ class Simulation:
                 return found
 
     def _snapshot(self, game_time: float, wall_seconds: float) -> None:
+        usage = {a: plus(used, self._usage_base.get(a)) for a, used in self._usage().items()}
+        self.record.usage.append((game_time, usage))
+        self.record.wall.append((game_time, wall_seconds))
+
+    def _usage(self) -> dict[str, Usage]:
+        """Each agent's model usage by the server's counters (GetStats)."""
         usage = {}
         for member in self._cast.members:
             stats: pb.Stats = self._stub.GetStats(
@@ -404,8 +446,49 @@ class Simulation:
                 dict(sorted(stats.calls_by_kind.items())),
                 stats.cached_prompt_tokens,
             )
-        self.record.usage.append((game_time, usage))
-        self.record.wall.append((game_time, wall_seconds))
+        return usage
+
+
+@dataclass
+class SimulationState:
+    """A run's state between two steps (Simulation.state): each agent's place, its
+    latest action (serialised), the conversation lines seen, the conversations shown,
+    and the record so far."""
+
+    where: dict[str, str]
+    actions: dict[str, bytes]
+    dialogue: dict[str, dict[str, MemoryView]]
+    told: set[tuple[float, frozenset[str]]]
+    record: Record
+
+
+def plus(usage: Usage, more: Usage | None) -> Usage:
+    """Two usages summed (`more` None: `usage` as it is)."""
+    if more is None:
+        return usage
+    kinds = Counter(usage.calls_by_kind) + Counter(more.calls_by_kind)
+    return Usage(
+        usage.calls + more.calls,
+        usage.prompt_tokens + more.prompt_tokens,
+        usage.completion_tokens + more.completion_tokens,
+        dict(sorted(kinds.items())),
+        usage.cached_prompt_tokens + more.cached_prompt_tokens,
+    )
+
+
+def minus(usage: Usage, less: Usage) -> Usage:
+    """What `usage` has beyond `less` (negative where it has less: the difference that,
+    added to `less`, gives `usage`)."""
+    kinds = dict(usage.calls_by_kind)
+    for kind, calls in less.calls_by_kind.items():
+        kinds[kind] = kinds.get(kind, 0) - calls
+    return Usage(
+        usage.calls - less.calls,
+        usage.prompt_tokens - less.prompt_tokens,
+        usage.completion_tokens - less.completion_tokens,
+        dict(sorted(kinds.items())),
+        usage.cached_prompt_tokens - less.cached_prompt_tokens,
+    )
 
 
 def holders_of(claims: Sequence[pb.Claim]) -> list[Holder]:

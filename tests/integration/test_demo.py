@@ -107,3 +107,32 @@ def memories_of(store: Path, agent_id: str) -> int:
             "SELECT count(*) FROM memories WHERE agent_id = ?", (agent_id,)
         ).fetchone()
     return int(count)
+
+
+def test_a_run_goes_on_from_its_last_game_hour(tmp_path: Path) -> None:
+    """A two-hour run leaves the checkpoint of its second hour; resumed from there, the
+    run steps that hour again against the world as it was (LoadWorld) and reports both
+    hours: the first hour's actions kept, the second's stepped again."""
+    out = tmp_path / "run"
+    two_hours = ("--agents", "2", "--hours", "2")
+    first = demo(out, *two_hours)
+    assert "progress: 2023-02-13 13:00, step 7 of 12" in first.stdout
+    whole = json.loads((out / "report.json").read_text())
+
+    resumed = demo(out, *two_hours, "--resume")
+    assert "resuming at step 7 of 12" in resumed.stdout
+    report = json.loads((out / "report.json").read_text())
+    first_hour = [e for e in whole["timeline"] if e["time"] < "2023-02-13T13:00"]
+    assert [e for e in report["timeline"] if e["time"] < "2023-02-13T13:00"] == first_hour
+    assert any(e["time"] >= "2023-02-13T13:00" for e in report["timeline"])
+    assert report["model_calls"]["total"] >= whole["model_calls"]["total"] * 0.5
+    assert len(list((out / "data" / "snapshots" / "smallville").glob("*.sqlite3"))) <= 2
+
+    other = subprocess.run(
+        [sys.executable, "-m", "npc_brain", "demo", "--agents", "3", "--out", str(out), "--resume"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert other.returncode != 0
+    assert "made with --agents 2, not 3" in other.stderr
