@@ -9,7 +9,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from npc_brain.config import (
     ENV_PREFIX,
@@ -20,6 +20,9 @@ from npc_brain.config import (
     load_settings,
 )
 from npc_brain.errors import NpcBrainError
+
+if TYPE_CHECKING:
+    from npc_brain.demo.run import DemoOptions
 
 
 def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
@@ -212,31 +215,37 @@ class _Failure(Exception):
     """A failure of a command, already phrased for the user."""
 
 
+def demo_options(args: argparse.Namespace) -> DemoOptions:
+    """`npc-brain demo`'s options: those given, else the experiment's, else the defaults."""
+    from npc_brain.demo.run import DEFAULTS, EXPERIMENTS, DemoOptions
+
+    preset = EXPERIMENTS.get(args.experiment or "", DEFAULTS)
+    return DemoOptions(
+        cast=args.cast,
+        world=args.world,
+        start=preset.start if args.start is None else args.start,
+        hours=preset.hours if args.hours is None else args.hours,
+        agents=preset.agents if args.agents is None else args.agents,
+        model=args.model,
+        seed=args.seed,
+        ablation=args.ablation,
+        out=args.out,
+        server=args.server,
+        world_id=args.world_id,
+        planner=args.planner,
+        resume=args.resume,
+    )
+
+
 def _demo_command(args: argparse.Namespace) -> None:
     from npc_brain.demo.errors import DemoError
 
     logging.getLogger().setLevel(logging.WARNING)  # the demo's console view speaks
     try:
         if args.command == "demo":
-            from npc_brain.demo.run import DEFAULTS, EXPERIMENTS, DemoOptions, run_demo
+            from npc_brain.demo.run import run_demo
 
-            preset = EXPERIMENTS.get(args.experiment or "", DEFAULTS)
-            options = DemoOptions(
-                cast=args.cast,
-                world=args.world,
-                start=preset.start if args.start is None else args.start,
-                hours=preset.hours if args.hours is None else args.hours,
-                agents=preset.agents if args.agents is None else args.agents,
-                model=args.model,
-                seed=args.seed,
-                ablation=args.ablation,
-                out=args.out,
-                server=args.server,
-                world_id=args.world_id,
-                planner=args.planner,
-                resume=args.resume,
-            )
-            run_demo(options)
+            run_demo(demo_options(args))
         else:
             from npc_brain.demo.interview import interview
 

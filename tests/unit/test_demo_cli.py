@@ -7,12 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from npc_brain.cli import build_parser, main
+from npc_brain.cli import build_parser, demo_options, main
 
 
 def test_demo_options_and_defaults() -> None:
     args = build_parser().parse_args(["demo"])
-    assert (args.start, args.hours, args.agents, args.seed) == ("2023-02-13T12:00", 2.0, 5, 1234)
+    options = demo_options(args)
+    assert (options.start, options.hours, options.agents, options.seed) == (
+        "2023-02-13T12:00",
+        2.0,
+        5,
+        1234,
+    )
+    assert not options.resume
     assert (args.ablation, args.out, args.server, args.model) == (
         "none",
         Path("npc-brain-demo"),
@@ -23,6 +30,12 @@ def test_demo_options_and_defaults() -> None:
         ["demo", "--agents", "25", "--hours", "0.5", "--ablation", "no-memory", "--seed", "9"]
     )
     assert (args.agents, args.hours, args.ablation, args.seed) == (25, 0.5, "no-memory", 9)
+    paper = demo_options(build_parser().parse_args(["demo", "--experiment", "paper"]))
+    assert (paper.start, paper.hours, paper.agents) == ("2023-02-13T07:00", 37.0, 25)
+    fewer = demo_options(
+        build_parser().parse_args(["demo", "--experiment", "paper", "--agents", "5"])
+    )
+    assert (fewer.hours, fewer.agents) == (37.0, 5)  # an option given still counts
     with pytest.raises(SystemExit):
         build_parser().parse_args(["demo", "--ablation", "no-sleep"])
 
