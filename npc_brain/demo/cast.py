@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from npc_brain.demo.clock import parse_time
+from npc_brain.demo.errors import DemoError
 from npc_brain.demo.fields import Fields, read_toml
 from npc_brain.demo.town import Town
 
@@ -35,6 +37,16 @@ FACTS = ("host", "place", "date")  # what an interview answer is judged on
 
 
 @dataclass(frozen=True)
+class Event:
+    """Where and when a seed's event takes place: `place`, an address of the town or its
+    start ("the Ville:Hobbs Cafe"), from `start` to `end` (game time)."""
+
+    place: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
 class Seed:
     """News one agent starts with; a memory mentions it when it holds a key phrase. At
     the end every agent is asked `question`, and its answer judged against `facts`: for
@@ -47,6 +59,7 @@ class Seed:
     key_phrases: tuple[str, ...]
     question: str = ""
     facts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    event: Event | None = None  # where and when the news says something will happen
 
     def mentioned_in(self, text: str) -> bool:
         lowered = text.lower()
@@ -96,6 +109,7 @@ def parse_cast(table: object, source: str, town: Town) -> Cast:
             entry.texts("key_phrases", required=True),
             entry.text("question"),
             tuple((name, phrases) for name in FACTS if (phrases := entry.texts(name))),
+            _event(entry, addresses),
         )
         entry.done()
         if seed.holder not in ids:
@@ -109,6 +123,29 @@ def parse_cast(table: object, source: str, town: Town) -> Cast:
         seeds.append(seed)
     fields.done()
     return Cast(tuple(members), tuple(seeds))
+
+
+def _event(entry: Fields, addresses: set[str]) -> Event | None:
+    """The seed's `event_place`, `event_start` and `event_end`, all or none."""
+    place, start, end = (entry.text(f"event_{key}") for key in ("place", "start", "end"))
+    if not (place or start or end):
+        return None
+    for key, value in (("place", place), ("start", start), ("end", end)):
+        if not value:
+            raise entry.error(f"event_{key}", "is needed with the other event_ keys")
+    if not any(a == place or a.startswith(f"{place}:") for a in addresses):
+        raise entry.error("event_place", f"{place!r} is no address of the town or its start")
+    event = Event(place, _time(entry, "event_start", start), _time(entry, "event_end", end))
+    if event.end <= event.start:
+        raise entry.error("event_end", f"{end!r} is not after event_start {start!r}")
+    return event
+
+
+def _time(entry: Fields, key: str, text: str) -> float:
+    try:
+        return parse_time(text, key)
+    except DemoError:
+        raise entry.error(key, f"{text!r} is not an ISO time like 2023-02-14T17:00") from None
 
 
 def _member(agent: Fields, addresses: set[str], world: str) -> CastMember:

@@ -62,6 +62,13 @@ def render(report: dict[str, Any]) -> str:
                     "false claims (of answers claiming something)",
                     f"{false['false']} of {false['claims']} ({_share(false['rate'])})",
                 ],
+                *[
+                    [
+                        f"invited who came: {e['title']}",
+                        f"{e['invited_who_came']} of {e['invited']}",
+                    ]
+                    for e in report.get("attendance", {}).get("events", {}).values()
+                ],
                 ["network density (start -> end)", f"{density['start']} -> {density['end']}"],
                 ["encounters (awake agents in one arena, per step)", report["days"]["encounters"]],
                 [
@@ -109,6 +116,7 @@ def render(report: dict[str, Any]) -> str:
             "",
         ]
     out += _interviews(report, who)
+    out += _attendance(report.get("attendance", {}), who)
     out += [
         "## Relationship network",
         "",
@@ -223,6 +231,40 @@ def _interviews(report: dict[str, Any], who: Callable[[str], str]) -> list[str]:
         [[c["seed"], who(c["agent"]), c["answer"], ", ".join(c["why"])] for c in false["cases"]],
     )
     return [*out, ""]
+
+
+def _attendance(section: dict[str, Any], who: Callable[[str], str]) -> list[str]:
+    """Per event: who knew, who said they would come, who came, and why not."""
+    events = section.get("events", {})
+    if not events:
+        return []
+    out = ["## Attendance", "", section["definition"], ""]
+    for event in events.values():
+        out += [
+            f"### {event['title']}: {event['invited_who_came']} of {event['invited']} invited came",
+            "",
+            f"At `{event['place']}` from {_time(event['start'])} to {_time(event['end'])}; "
+            f"{event['said_would_come']} of the invited said they would come, "
+            f"{event['came']} came in all.",
+            "",
+            *_table(
+                ["agent", "knew since", "from", "said", "minutes there", "for it", "why not"],
+                [
+                    [
+                        who(r["agent"]),
+                        _time(r["knew_since"]) if r["knew_since"] else "-",
+                        who(r["heard_from"]) if r["heard_from"] else "-",
+                        r["said_would_come"] or "-",
+                        f"{r['minutes_at_place']:g}",
+                        f"{r['minutes_there_for_it']:g}",
+                        r["reason"] or "-",
+                    ]
+                    for r in event["agents"]
+                ],
+            ),
+            "",
+        ]
+    return out
 
 
 def _relationships(section: dict[str, Any], who: Callable[[str], str]) -> list[str]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from npc_brain.demo import analysis, days
+from npc_brain.demo.attendance import attendance_section
 from npc_brain.demo.cast import Cast, Seed
 from npc_brain.demo.clock import iso
 from npc_brain.demo.judge import Verdict, judge
@@ -67,12 +68,13 @@ def build(
     record: Record, cast: Cast, info: RunInfo, embedder: Embedder | None = None
 ) -> dict[str, Any]:
     """The whole report: `timeline`, `conversations`, `reflections`, `diffusion`,
-    `hallucinations`, `network_density`, `relationships`, `days`, `model_calls`, and
+    `attendance`, `hallucinations`, `network_density`, `relationships`, `days`, `model_calls`, and
     the wall-clock keys. `embedder` judges whether places fit actions and actions meet
     requirements (`days`); without one, words alone do."""
     plan = record.plan
     names = {m.agent_id: m.name for m in cast.members}
     streams = record.streams
+    talks = conversations(streams, names)
     awake_hours = round(sum(record.awake_minutes.values()) / 60, 3)
     return {
         "config": {
@@ -112,10 +114,11 @@ def build(
                     for line in c.lines
                 ],
             }
-            for c in conversations(streams, names)
+            for c in talks
         ],
         "reflections": reflections_section(streams),
         "diffusion": diffusion_section(record, cast, info.places),
+        "attendance": attendance_section(cast, streams, record.steps, talks),
         "hallucinations": hallucinations_section(record, cast, info.places),
         "network_density": network_section(streams, names, plan.start, plan.end),
         "relationships": relationships_section(record, names),

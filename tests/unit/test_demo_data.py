@@ -37,6 +37,7 @@ SEED = {
     "memory": "a Valentine's party",
     "key_phrases": ["valentine"],
 }
+EVENT = {"event_place": CAFE, "event_start": "2023-02-14T17:00", "event_end": "2023-02-14T19:00"}
 
 
 def test_the_shipped_town_and_cast_load_with_isabellas_party_first() -> None:
@@ -50,6 +51,8 @@ def test_the_shipped_town_and_cast_load_with_isabellas_party_first() -> None:
     for phrase in ("Valentine's Day party", "Hobbs Cafe", "February 14", "5 pm to 7 pm"):
         assert phrase in party.memory
     assert any("mayor" in s.memory for s in everyone.seeds if s.holder == "sam")
+    assert party.event is not None and party.event.place == "the Ville:Hobbs Cafe"
+    assert party.event.end - party.event.start == 2 * 3600  # 5 pm to 7 pm
     # each seed is judged by interview on facts its question does not give away
     facts = dict(party.facts)
     assert set(facts) == {"host", "place", "date"} and "Hobbs Cafe" in facts["place"]
@@ -123,6 +126,22 @@ def test_a_bad_town_names_the_field(table: object, field: str, problem: str) -> 
         (cast(seeds=[SEED | {"key_phrases": []}]), "seeds[0].key_phrases", "at least one"),
         (cast(seeds=[SEED | {"host": ["Isabella"]}]), "seeds[0].question", "is needed"),
         (cast(seeds=[{"id": "x", "holder": "isabella"}]), "seeds[0].memory", "is required"),
+        (cast(seeds=[SEED | {"event_place": CAFE}]), "seeds[0].event_start", "is needed"),
+        (
+            cast(seeds=[SEED | EVENT | {"event_place": "the Ville:moon"}]),
+            "seeds[0].event_place",
+            "no address",
+        ),
+        (
+            cast(seeds=[SEED | EVENT | {"event_start": "soon"}]),
+            "seeds[0].event_start",
+            "not an ISO time",
+        ),
+        (
+            cast(seeds=[SEED | EVENT | {"event_end": "2023-02-14T16:00"}]),
+            "seeds[0].event_end",
+            "not after",
+        ),
     ],
 )
 def test_a_bad_cast_names_the_field(table: object, field: str, problem: str) -> None:

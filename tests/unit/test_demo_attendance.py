@@ -1,0 +1,109 @@
+"""The report's attendance of a seed's event, in a farming village with a harvest dance
+(not the demo's town): who knew, who said they would come, who came for it, and why
+each who knew did not."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from npc_brain.demo.attendance import attendance_section
+from npc_brain.demo.cast import Cast, CastMember, Event, Seed
+from npc_brain.demo.days import Step
+from npc_brain.demo.memories import Conversation, Line, MemoryView
+
+BARN, MILL, HOME = "Elmfield:Tull's Barn:floor", "Elmfield:Mill:wheel", "Elmfield:cottage:bed"
+
+
+def at(day: int, hour: int, minute: int = 0) -> float:
+    return datetime(2031, 9, day, hour, minute, tzinfo=UTC).timestamp()
+
+
+DANCE = Seed(
+    "dance",
+    "Harvest dance",
+    "ada",
+    "Ada Tull is holding a harvest dance in Tull's Barn on September 6 from 7 pm to 9 pm",
+    ("harvest dance",),
+    event=Event("Elmfield:Tull's Barn", at(6, 19), at(6, 21)),
+)
+MEMBERS = ("ada", "ben", "cal", "dot", "eli", "fay")
+CAST = Cast(tuple(CastMember(a, a.title(), HOME) for a in MEMBERS), (DANCE,))
+
+
+def heard(agent_id: str, hour: int, source: str = "ada") -> MemoryView:
+    text = f'Ada said to {agent_id.title()}: "Come to the harvest dance tomorrow!"'
+    return MemoryView(f"{agent_id}-1", "DIALOGUE", text, at(5, hour), "HEARD", source)
+
+
+def plan(agent_id: str, items: str) -> MemoryView:
+    return MemoryView(
+        f"{agent_id}-2", "PLAN", f"{agent_id.title()}'s plan for the day: {items}", at(6, 6)
+    )
+
+
+STREAMS = {
+    "ada": [MemoryView("ada-0", "OBSERVATION", DANCE.memory, at(1, 8), "AUTHOR")],
+    "ben": [heard("ben", 10), plan("ben", "6:00 feed the hens; 19:00 go to the harvest dance")],
+    "cal": [heard("cal", 11), plan("cal", "6:00 milk the cows; 18:00 grind the late wheat")],
+    "dot": [heard("dot", 12)],
+    "eli": [heard("eli", 13)],
+    "fay": [],
+}
+
+
+def steps() -> list[Step]:
+    doing = {
+        "ada": ("host the harvest dance", BARN),
+        "ben": ("go to the harvest dance", BARN),
+        "cal": ("grind the late wheat", MILL),
+        "dot": ("sweep the floor", BARN),
+        "eli": ("sleeping", HOME),
+        "fay": ("mend a fence", HOME),
+    }
+    found = []
+    for minutes in range(0, 180, 30):
+        moment = at(6, 18) + minutes * 60
+        for agent_id, (what, where) in doing.items():
+            found.append(Step(moment, agent_id, what, where))
+    return found
+
+
+TALKS = [
+    Conversation(
+        at(5, 10),
+        ("ada", "ben"),
+        (
+            Line("ada", "Come to the harvest dance tomorrow!"),
+            Line("ben", "I'll be there, wouldn't miss it."),
+        ),
+    )
+]
+
+
+def test_who_knew_said_came_and_why_not() -> None:
+    section = attendance_section(CAST, STREAMS, steps(), TALKS)
+    dance = section["events"]["dance"]
+    rows = {r["agent"]: r for r in dance["agents"]}
+    assert (dance["invited"], dance["said_would_come"], dance["invited_who_came"]) == (4, 1, 1)
+    assert dance["came"] == 2  # the host too
+    assert rows["ben"]["came"] and rows["ben"]["said_would_come"].startswith("I'll be there")
+    assert rows["ben"]["heard_from"] == "ada" and rows["ben"]["minutes_there_for_it"] == 120
+    assert rows["cal"]["reason"] == "another commitment: grind the late wheat"
+    assert rows["dot"]["reason"] == "at the place for something else: sweep the floor"
+    assert rows["dot"]["minutes_at_place"] == 120 and not rows["dot"]["came"]
+    assert rows["eli"]["reason"] == "asleep"
+    assert rows["fay"]["reason"] == "never heard" and rows["fay"]["knew_since"] == ""
+
+
+def test_one_who_knew_and_planned_nothing_for_that_day_forgot() -> None:
+    quiet = {**STREAMS, "cal": [heard("cal", 11)]}
+    rows = {
+        r["agent"]: r
+        for r in attendance_section(CAST, quiet, steps(), [])["events"]["dance"]["agents"]
+    }
+    assert rows["cal"]["reason"] == "forgot"
+
+
+def test_a_seed_without_an_event_has_no_attendance() -> None:
+    news = Seed("mill", "New miller", "ada", "The mill has a new miller", ("new miller",))
+    assert attendance_section(Cast(CAST.members, (news,)), STREAMS, steps(), [])["events"] == {}
