@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from npc_brain.memory.commitments import commitments_in
+
 
 def _run_script(db: sqlite3.Connection, script: str) -> None:
     """Runs ';'-separated DDL inside the caller's transaction (executescript would commit)."""
@@ -180,6 +182,39 @@ def m008_lexical_index(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
 
 
+def m009_commitments(db: sqlite3.Connection) -> None:
+    """The events each memory says will take place at an hour of a day (memory/
+    commitments.py), written with the memory and deleted with it (a trigger), and read
+    for the memories already stored."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE commitments (
+            agent_id TEXT NOT NULL,
+            memory_id INTEGER NOT NULL,
+            activity TEXT NOT NULL,
+            start REAL NOT NULL,
+            end REAL NOT NULL
+        );
+        CREATE INDEX commitments_by_time ON commitments (agent_id, start)
+        """,
+    )
+    db.execute(  # one statement: _run_script would split it at its inner ';'
+        "CREATE TRIGGER commitments_delete AFTER DELETE ON memories BEGIN"
+        " DELETE FROM commitments WHERE memory_id = old.memory_id; END"
+    )
+    rows = db.execute("SELECT agent_id, memory_id, description, created FROM memories")
+    db.executemany(
+        "INSERT INTO commitments (agent_id, memory_id, activity, start, end)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [
+            (agent_id, memory_id, c.activity, c.start, c.end)
+            for agent_id, memory_id, description, created in rows.fetchall()
+            for c in commitments_in(description, created)
+        ],
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
@@ -189,4 +224,5 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m006_relationships,
     m007_contradictions,
     m008_lexical_index,
+    m009_commitments,
 )

@@ -28,6 +28,7 @@ from npc_brain.errors import FailedPrecondition
 from npc_brain.memory import lexical
 from npc_brain.memory.checkpoints import Checkpointer
 from npc_brain.memory.claims import ClaimBook
+from npc_brain.memory.commitments import Commitment, commitments_in
 from npc_brain.memory.contradictions import ContradictionBook
 from npc_brain.memory.migrations import MIGRATIONS
 from npc_brain.memory.records import (
@@ -355,6 +356,19 @@ class WorldStore:
                 [(game_time, memory_id) for memory_id in memory_ids],
             )
 
+    def commitments(
+        self, agent_id: str, start: GameTime, end: GameTime
+    ) -> list[tuple[int, Commitment]]:
+        """The commitments the agent's memories made that begin in [start, end): (the
+        memory's id, the commitment), by start time (memory/commitments.py)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT memory_id, activity, start, end FROM commitments"
+                " WHERE agent_id = ? AND start >= ? AND start < ? ORDER BY start, memory_id",
+                (agent_id, start, end),
+            ).fetchall()
+        return [(int(m), Commitment(str(a), float(s), float(e))) for m, a, s, e in rows]
+
     # Places ----------------------------------------------------------------------
 
     def add_places(self, agent_id: str, addresses: Sequence[str], game_time: GameTime) -> None:
@@ -409,6 +423,7 @@ def _insert_memories(
     next_id = _next_memory_id(db)
     stored: list[list[MemoryRecord]] = []
     rows = []
+    booked = []  # the commitments the memories make (memory/commitments.py)
     for agent_id, memories, vectors in batches:
         blobs = (
             [b""] * len(memories)
@@ -441,6 +456,10 @@ def _insert_memories(
                 )
             )
             records.append(_stored(memory, next_id))
+            booked += [
+                (agent_id, next_id, c.activity, c.start, c.end)
+                for c in commitments_in(memory.description, memory.created)
+            ]
             next_id += 1
         stored.append(records)
     db.executemany(
@@ -450,6 +469,7 @@ def _insert_memories(
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
+    db.executemany("INSERT INTO commitments VALUES (?, ?, ?, ?, ?)", booked)
     return stored
 
 

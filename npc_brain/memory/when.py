@@ -38,18 +38,18 @@ class Window:
         return (self.start + self.end) / 2 > now
 
 
-def anchor(text: str, now: GameTime) -> Window | None:
+def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     """The window of game time `text` anchors to, or None when it names no time. A
     weekday or date alone is the next one for a line in the future or present tense and
     the last one for a line in the past tense ("what did you do on Saturday?"). A part
     of the day said with it narrows a day to it ("yesterday evening", "on the 21st in
     the morning"); a month or a week is the calendar's ("this month": from the 1st). A
     span that runs up to now ("since Monday", "in the last few days", "over the past
-    week") ends now."""
+    week") ends now. `prefer` ("past" or "future") overrides the tense."""
     base = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     if (running := _up_to_now(text, base, now)) is not None:
         return running
-    prefer = "past" if past_tense(reported(text)) else "future"
+    prefer = prefer or ("past" if past_tense(reported(text)) else "future")
     period = ""
     if (ordinal := _day_of_month(text, base, prefer)) is not None:  # "on the 11th"
         found: list[tuple[str, dt.datetime]] | None = [ordinal]

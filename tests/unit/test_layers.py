@@ -32,7 +32,6 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.talk.misfit",
         "npc_brain.mind.talk.acts",
         "npc_brain.mind.talk.wh",
-        "npc_brain.memory.when",
         "npc_brain.mind.talk.realise",
         "npc_brain.mind.talk.checks",
         "npc_brain.mind.talk.trade",

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from npc_brain.llm.scheduler import Priority
+from npc_brain.memory.commitments import Commitment
 from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.affordances import (
@@ -31,6 +32,7 @@ from npc_brain.mind.plan.affordances import (
 from npc_brain.mind.plan.choices import Option, choose_hours, choose_steps
 from npc_brain.mind.plan.prompts import Block, DayPlan, Step
 from npc_brain.mind.plan.skeleton import (
+    Item,
     Skeleton,
     commitments,
     compose,
@@ -61,12 +63,19 @@ class Composer:
         self._f = faculties
 
     async def day(
-        self, world: World, agent: AgentRecord, today: GameTime, memories: list[MemoryRecord]
+        self,
+        world: World,
+        agent: AgentRecord,
+        today: GameTime,
+        memories: list[MemoryRecord],
+        booked: Sequence[Commitment] = (),
     ) -> DayPlan:
+        """The day's plan: the persona's skeleton, with what it is currently about and
+        the commitments `booked` for the day at their hours; the model chooses among
+        the options of the free hours, `memories` before it."""
         persona = agent.persona
         skeleton = skeleton_of(persona)
-        texts = [persona.currently, *(m.description for m in memories)]
-        extra = commitments(texts, today, [None, *(m.created for m in memories)])
+        extra = [*commitments([persona.currently], today), *_items(booked, today)]
         places = world.store.places(agent.agent_id)
         candidates = _candidates(skeleton, persona, places)
         fit = await self._fit(persona, skeleton, candidates)
@@ -221,3 +230,14 @@ def _hourly(plan: DayPlan) -> list[Block]:
         if "sleep" not in block.activity:
             hours += [Block(h, block.activity) for h in range(block.hour, end)]
     return hours
+
+
+def _items(booked: Sequence[Commitment], today: GameTime) -> list[Item]:
+    """Commitments as the day's fixed items: at their hour, for their hours (1 to 6)."""
+    items: list[Item] = []
+    for c in booked:
+        hour = int((c.start - today) // 3600)
+        hours = max(1, min(6, round((c.end - c.start) / 3600)))
+        if 0 <= hour < 24 and not any(i.activity == c.activity and i.hour == hour for i in items):
+            items.append(Item(c.activity, hour, None, hours))
+    return items

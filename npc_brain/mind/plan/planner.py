@@ -10,10 +10,10 @@ again.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from npc_brain.action import Action
 from npc_brain.llm.scheduler import Priority
+from npc_brain.memory.commitments import Commitment
 from npc_brain.memory.records import (
     SECONDS_PER_HOUR,
     GameTime,
@@ -168,10 +168,11 @@ class Planner:
             yesterday += [s.memory for s in promised if s.memory.memory_id not in seen]
             seen |= {m.memory_id for m in yesterday}
             yesterday += [
-                m for m in _dated(world, agent.agent_id, today) if m.memory_id not in seen
+                m for m in _booking(world, agent.agent_id, today) if m.memory_id not in seen
             ]
         if self._composed:
-            plan = await self._composer.day(world, agent, today, yesterday)
+            booked = _booked(world, agent.agent_id, today) if agent.memory_enabled else []
+            plan = await self._composer.day(world, agent, today, yesterday, booked)
         else:
             plan = await self._f.think(
                 world,
@@ -213,16 +214,20 @@ class Planner:
         return [replace(s, emoji=e) for s, e in zip(steps, emojis, strict=True)]
 
 
-DATED = 32  # memories that name a day's date, looked up for its commitments
+def _booked(world: World, agent_id: str, today: GameTime) -> list[Commitment]:
+    """The commitments the agent's memories from before `today` made for its hours
+    (memory/commitments.py: read when each memory was written, however old it is: the
+    paper's recency buries a week-old invitation under yesterday's chores)."""
+    return [
+        c
+        for memory_id, c in world.store.commitments(agent_id, today, today + SECONDS_PER_DAY)
+        if (m := world.stream(agent_id).get(memory_id)) is not None and m.created < today
+    ]
 
 
-def _dated(world: World, agent_id: str, today: GameTime) -> list[MemoryRecord]:
-    """The agent's memories from before `today` that name it: its weekday or date, or
-    "tomorrow" (SQLite's full-text index, however old they are: the paper's recency
-    buries a week-old invitation under yesterday's chores). The composer keeps those that
-    hold a commitment (skeleton.commitments)."""
-    moment = datetime.fromtimestamp(today, UTC)
-    words = f"{moment:%A} {moment:%B} tomorrow today"
+def _booking(world: World, agent_id: str, today: GameTime) -> list[MemoryRecord]:
+    """The memories that made the day's commitments, for a free plan's prompt."""
     stream = world.stream(agent_id)
-    found = [stream.get(i) for i in world.store.lexical(agent_id, words, DATED)]
+    rows = world.store.commitments(agent_id, today, today + SECONDS_PER_DAY)
+    found = [stream.get(memory_id) for memory_id, _ in rows]
     return [m for m in found if m is not None and m.created < today]

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from npc_brain.memory.commitments import AT_TIME, TIME, event_activity, hour_of, hours_of
 from npc_brain.memory.records import GameTime
 from npc_brain.memory.when import anchor
 from npc_brain.mind.plan.prompts import Block, DayPlan
@@ -32,19 +33,9 @@ ONE_OFF_VERBS = {
 OPTIONS_PER_HOUR = 3
 MAX_HOURS_EACH = 2  # an activity that is not fixed fills at most this many hours
 
-_TIME = (
-    r"(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)?(?![\d:])"
-    r"|(?P<word>midnight|noon)"
-)
-_AT_TIME = re.compile(rf"\b(?:at|around|by|from)\s+(?:{_TIME})", re.IGNORECASE)
-_SPAN = re.compile(
-    rf"\bfrom\s+(?:{_TIME})\s*(?:to|until|-)\s*(?:{_TIME.replace('?P<', '?P<e')})", re.I
-)
-# "5-7 pm": a span with the half of the day said once, at its end.
-_BARE_SPAN = re.compile(r"\b(?P<h>\d{1,2})\s*[-–]\s*(?P<eh>\d{1,2})\s*(?P<ap>[ap]\.?m\.?)", re.I)
-_WAKE = re.compile(rf"\bwak\w*\s+up\s+(?:at|around|by)?\s*(?:{_TIME})", re.IGNORECASE)
+_WAKE = re.compile(rf"\bwak\w*\s+up\s+(?:at|around|by)?\s*(?:{TIME})", re.IGNORECASE)
 _BED = re.compile(
-    rf"\b(?:goes|go|going)\s+to\s+(?:bed|sleep)\s+(?:at|around|by)?\s*(?:{_TIME})", re.I
+    rf"\b(?:goes|go|going)\s+to\s+(?:bed|sleep)\s+(?:at|around|by)?\s*(?:{TIME})", re.I
 )
 _PARTS = {"in the morning": MORNING, "in the afternoon": AFTERNOON, "in the evening": EVENING}
 _FILLER = re.compile(r"\b(every day|each day|daily|today)\b", re.IGNORECASE)
@@ -52,12 +43,6 @@ _NOT_ACTIVITIES = re.compile(
     r"^(?:\d|(?:good\s+)?(?:morning|afternoon|evening|night)\b|hi\b|hello\b|hey\b|"
     r"woke|wake|waking|nothing\b|idle\b)",
     re.IGNORECASE,
-)
-_EVENTS = re.compile(
-    r"((?:[A-Z][\w']*\s+){0,3}(?:party|meeting|dinner|lunch|concert|class|lecture|"
-    r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment|dance|"
-    r"feast|fair|market|ceremony|gathering|picnic|banquet|service|match|race|show))"
-    r"(\s+at\s+(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",
 )
 
 
@@ -83,20 +68,6 @@ class Skeleton:
         return range(self.wake, min(self.bed, 24))
 
 
-def hour_of(match: re.Match[str], prefix: str = "") -> int | None:
-    """The hour a _TIME match names (midnight is 24), or None."""
-    word = match.group(f"{prefix}word")
-    if word:
-        return 24 if word.lower() == "midnight" else 12
-    hour = int(match.group(f"{prefix}h"))
-    suffix = (match.group(f"{prefix}ap") or "").lower().replace(".", "")
-    if suffix == "pm" and hour < 12:
-        hour += 12
-    elif suffix == "am" and hour == 12:
-        hour = 0 if prefix else 24
-    return hour if 0 <= hour <= 24 else None
-
-
 def is_activity(text: str) -> bool:
     """False for a time, a greeting or a non-activity ("10:00", "morning", "woke up")."""
     text = text.strip()
@@ -107,7 +78,7 @@ def item_of(text: str, *, required: bool) -> Item | None:
     """An item from one phrase: its time or part of the day taken out of the activity."""
     hour = None
     window = None
-    if (at := _AT_TIME.search(text)) is not None:
+    if (at := AT_TIME.search(text)) is not None:
         hour = hour_of(at)
         text = text[: at.start()] + text[at.end() :]
     for words, hours in _PARTS.items():
@@ -155,14 +126,12 @@ def commitments(
         named = any(d.lower() in text.lower() for d in dates)
         if not named and not _placed_on(text, when, today):
             continue
-        event = _EVENTS.search(text)
-        hours = _hours_of(text)
-        if event is None or hours is None or hours[0] >= 24:
+        activity = event_activity(text)
+        hours = hours_of(text)
+        if activity is None or hours is None or hours[0] >= 24:
             continue
         start, end = hours
-        name = event.group(1).strip()
-        where = (event.group(2) or "").strip()
-        found.append(Item(f"go to the {name} {where}".strip(), start, None, end - start))
+        found.append(Item(activity, start, None, end - start))
     return found
 
 
@@ -173,21 +142,6 @@ def _placed_on(text: str, written: GameTime | None, today: GameTime) -> bool:
         return False
     window = anchor(text, written)
     return window is not None and window.start < today + 86400 and window.end > today
-
-
-def _hours_of(text: str) -> tuple[int, int] | None:
-    """The hours an event takes, from its time: "from 5 pm to 7 pm", "5-7 pm", "at 3 pm"
-    (an hour); between 1 and 6 hours."""
-    if (span := _SPAN.search(text)) is not None and (start := hour_of(span)) is not None:
-        end = hour_of(span, "e")
-    elif (bare := _BARE_SPAN.search(text)) is not None:
-        half = 12 if bare["ap"].lower().startswith("p") else 0
-        start, end = int(bare["h"]) % 12 + half, int(bare["eh"]) % 12 + half
-    elif (at := _AT_TIME.search(text)) is not None and (start := hour_of(at)) is not None:
-        end = None
-    else:
-        return None
-    return start, start + max(1, min(6, (end or start + 1) - start))
 
 
 def compose(
