@@ -37,6 +37,13 @@ _EVENTS = re.compile(
 )
 
 
+# What says one will not go: "can't make the dance at 7", "will miss the feast".
+_DECLINED = re.compile(
+    r"\b(?:can't|cannot|can not|won't|will not|not going|not coming|will miss|must miss)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Commitment:
     """An event to go to: what ("go to the wedding at the Long Hall") and its hours."""
@@ -51,10 +58,11 @@ def commitments_in(text: str, written: GameTime) -> list[Commitment]:
     noun, its hours ("from 5 pm to 7 pm", "5-7 pm", "at 3 pm": an hour; at most 6), and
     its day, read as the next one (its date, its weekday, "tomorrow"; none named: the
     day it was written, when the hour is still ahead). Told in the past tense ("there
-    was a meeting at 10"), an hour already past is no commitment."""
+    was a meeting at 10"), an hour already past is no commitment; nor is an event one
+    says one will not go to ("I can't make the dance at 7")."""
     event = _EVENTS.search(text)
     hours = hours_of(text)
-    if event is None or hours is None or hours[0] >= 24:
+    if event is None or hours is None or hours[0] >= 24 or _DECLINED.search(text):
         return []
     window = anchor(_without_hours(text), written, prefer="future")
     if window is not None and window.end - window.start > DAY:

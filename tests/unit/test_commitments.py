@@ -54,6 +54,7 @@ def _said(commitments: list[object]) -> list[tuple[str, str, float]]:
         ("There was a meeting yesterday at 10 am", []),
         ("The abbot said a service will be held some day", []),  # no hour
         ("Tomas rang the bell at 6 am", []),  # no event
+        ("Tomas can't make the Harbour feast on Friday at 6 pm", []),  # declined
     ],
 )
 def test_an_event_its_hours_and_its_day(text: str, found: list[tuple[str, str, float]]) -> None:

@@ -132,3 +132,47 @@ def test_an_invitation_buried_under_a_day_of_memories_is_in_the_days_plan(
 
     plan = asyncio.run(scenario())
     assert "19:00 go to the dance at the Shaw" in plan, plan
+
+
+def test_of_two_invitations_at_one_hour_the_first_accepted_stands_and_the_reason_is_kept(
+    tmp_path: Path,
+) -> None:
+    """A frontier town again: a dance and a funeral at the same hours of one evening. The
+    day holds the one heard first; the other is remembered as the reason it is missed."""
+    chat = SchemaChat(text="mend the fence")
+    brain = make_brain(tmp_path, chat, planner="composed")
+    wednesday = FEB_13 + 2 * 86400.0
+    farmer = Persona(
+        "Ruth Calder",
+        learned="a rancher",
+        lifestyle="wakes up at 5 am, goes to bed at 10 pm",
+        home_address="the Ville:Calder ranch:kitchen",
+        pronouns="she",
+    )
+    invitations = [
+        'Eli Shaw said to Ruth Calder: "Come to the Barn dance at the Shaw barn on '
+        'Wednesday, 7-9 pm!"',
+        'Ada Pike said to Ruth Calder: "The Funeral service at the chapel is on Wednesday '
+        'from 8 pm to 10 pm."',
+    ]
+
+    async def scenario() -> tuple[str, list[str]]:
+        await brain.upsert_agent("", "ruth", farmer, FEB_13)
+        await brain.perceive("", "ruth", FEB_13 + 5 * HOUR, [], TOWN)
+        for i, text in enumerate(invitations):
+            await brain.add_memory(
+                "", "ruth", FEB_13 + (9 + i) * HOUR, MemoryKind.DIALOGUE, Observation(text)
+            )
+        await brain.act("", "ruth", wednesday + 6 * HOUR, 10_000)
+        plans = await brain.list_memories("", "ruth", kinds=[MemoryKind.PLAN])
+        thoughts = await brain.list_memories("", "ruth", kinds=[MemoryKind.THOUGHT])
+        return plans.memories[-1].description, [m.description for m in thoughts.memories]
+
+    plan, thoughts = asyncio.run(scenario())
+    assert "19:00 go to the Barn dance at the Shaw" in plan, plan
+    assert "Funeral" not in plan, plan
+    assert thoughts == [
+        "Ruth Calder can't go to the Funeral service at the chapel at 20:00 on Wednesday "
+        "February 15, 2023, because she "
+        "will go to the Barn dance at the Shaw then"
+    ]

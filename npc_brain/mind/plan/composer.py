@@ -18,7 +18,7 @@ import numpy as np
 
 from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.commitments import Commitment
-from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.affordances import (
     affordances,
@@ -42,6 +42,7 @@ from npc_brain.mind.plan.skeleton import (
     settle,
     skeleton_of,
 )
+from npc_brain.mind.prompts import day
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord, Persona
 
@@ -75,7 +76,18 @@ class Composer:
         the options of the free hours, `memories` before it."""
         persona = agent.persona
         skeleton = skeleton_of(persona)
-        extra = [*commitments([persona.currently], today), *_items(booked, today)]
+        extra, clashes = without_clashes(
+            [*commitments([persona.currently], today), *_items(booked, today)]
+        )
+        for lost, kept in clashes:  # the reason, remembered once
+            reason = (
+                f"{persona.name} can't {lost.activity} at {lost.hour}:00 on {day(today)}, "
+                f"because {persona.pronoun} will {kept.activity} then"
+            )
+            if not world.stream(agent.agent_id).ever_held(reason):
+                await self._f.remember(
+                    world, agent, MemoryKind.THOUGHT, [Observation(reason)], today
+                )
         places = world.store.places(agent.agent_id)
         candidates = _candidates(skeleton, persona, places)
         fit = await self._fit(persona, skeleton, candidates)
@@ -241,3 +253,24 @@ def _items(booked: Sequence[Commitment], today: GameTime) -> list[Item]:
         if 0 <= hour < 24 and not any(i.activity == c.activity and i.hour == hour for i in items):
             items.append(Item(c.activity, hour, None, hours))
     return items
+
+
+def without_clashes(items: Sequence[Item]) -> tuple[list[Item], list[tuple[Item, Item]]]:
+    """The commitments the day can hold, and each one it cannot with the one it gave way
+    to: whatever the persona is about comes first, then the one made first (the items
+    come in that order); one that overlaps an earlier kept one gives way."""
+    kept: list[Item] = []
+    clashes = []
+    for item in items:
+        clash = next((k for k in kept if _overlap(k, item)), None)
+        if clash is None:
+            kept.append(item)
+        elif clash.activity != item.activity:
+            clashes.append((item, clash))
+    return kept, clashes
+
+
+def _overlap(a: Item, b: Item) -> bool:
+    if a.hour is None or b.hour is None:
+        return False
+    return a.hour < b.hour + b.hours and b.hour < a.hour + a.hours

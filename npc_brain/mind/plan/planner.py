@@ -218,9 +218,11 @@ def _booked(world: World, agent_id: str, today: GameTime) -> list[Commitment]:
     """The commitments the agent's memories from before `today` made for its hours
     (memory/commitments.py: read when each memory was written, however old it is: the
     paper's recency buries a week-old invitation under yesterday's chores)."""
-    return [
+    rows = world.store.commitments(agent_id, today, today + SECONDS_PER_DAY)
+    rows.sort(key=lambda row: row[0])
+    return [  # the first made first: it stands in a clash (composer.without_clashes)
         c
-        for memory_id, c in world.store.commitments(agent_id, today, today + SECONDS_PER_DAY)
+        for memory_id, c in rows
         if (m := world.stream(agent_id).get(memory_id)) is not None and m.created < today
     ]
 
