@@ -26,9 +26,9 @@ DEFINITION = (
     "attend or make it). It came when, at some step in the event's hours, it was at the "
     "event's place doing something that names the seed; `minutes_at_place` counts every "
     "step there. For each who knew and did not come, `reason`: asleep at the start, at the "
-    "place for something else, planned it but was elsewhere, another commitment (its plan "
-    "for that day at that hour), or forgot (no plan for that day); one who never heard of "
-    "it: never heard."
+    "place for something else, planned it but was elsewhere, another commitment (the "
+    "thought in which it gave the event up for another, or its plan for that day at that "
+    "hour), or forgot (no plan for that day); one who never heard of it: never heard."
 )
 _ACCEPTS = re.compile(
     r"\b(?:i'll|i will|i'd love to|i would love to|count me in|wouldn't miss|see you there)\b",
@@ -112,6 +112,9 @@ def _reason(
         return "asleep"
     if there:
         return f"at the place for something else: {there[0].description}"
+    declined = [m for m in stream if m.kind == "THOUGHT" and seed.mentioned_in(m.description)]
+    if gave_up := [m for m in declined if "can't" in m.description and m.created <= event.end]:
+        return f"another commitment: {gave_up[-1].description}"
     commitment = _planned_at(stream, event.start)
     if commitment and seed.mentioned_in(commitment):
         doing = during[0].description if during else "not stepped"

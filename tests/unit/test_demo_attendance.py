@@ -26,7 +26,7 @@ DANCE = Seed(
     ("harvest dance",),
     event=Event("Elmfield:Tull's Barn", at(6, 19), at(6, 21)),
 )
-MEMBERS = ("ada", "ben", "cal", "dot", "eli", "fay")
+MEMBERS = ("ada", "ben", "cal", "dot", "eli", "fay", "gus")
 CAST = Cast(tuple(CastMember(a, a.title(), HOME) for a in MEMBERS), (DANCE,))
 
 
@@ -46,6 +46,15 @@ STREAMS = {
     "ben": [heard("ben", 10), plan("ben", "6:00 feed the hens; 19:00 go to the harvest dance")],
     "cal": [heard("cal", 11), plan("cal", "6:00 milk the cows; 18:00 grind the late wheat")],
     "dot": [heard("dot", 12)],
+    "gus": [
+        heard("gus", 14),
+        MemoryView(
+            "gus-3",
+            "THOUGHT",
+            "Gus can't go to the harvest dance at 19:00, because he will go to the vigil then",
+            at(6, 6),
+        ),
+    ],
     "eli": [heard("eli", 13)],
     "fay": [],
 }
@@ -59,6 +68,7 @@ def steps() -> list[Step]:
         "dot": ("sweep the floor", BARN),
         "eli": ("sleeping", HOME),
         "fay": ("mend a fence", HOME),
+        "gus": ("keep the vigil", "Elmfield:chapel:nave"),
     }
     found = []
     for minutes in range(0, 180, 30):
@@ -84,7 +94,7 @@ def test_who_knew_said_came_and_why_not() -> None:
     section = attendance_section(CAST, STREAMS, steps(), TALKS)
     dance = section["events"]["dance"]
     rows = {r["agent"]: r for r in dance["agents"]}
-    assert (dance["invited"], dance["said_would_come"], dance["invited_who_came"]) == (4, 1, 1)
+    assert (dance["invited"], dance["said_would_come"], dance["invited_who_came"]) == (5, 1, 1)
     assert dance["came"] == 2  # the host too
     assert rows["ben"]["came"] and rows["ben"]["said_would_come"].startswith("I'll be there")
     assert rows["ben"]["heard_from"] == "ada" and rows["ben"]["minutes_there_for_it"] == 120
@@ -93,6 +103,7 @@ def test_who_knew_said_came_and_why_not() -> None:
     assert rows["dot"]["minutes_at_place"] == 120 and not rows["dot"]["came"]
     assert rows["eli"]["reason"] == "asleep"
     assert rows["fay"]["reason"] == "never heard" and rows["fay"]["knew_since"] == ""
+    assert rows["gus"]["reason"].startswith("another commitment: Gus can't go to the harvest")
 
 
 def test_one_who_knew_and_planned_nothing_for_that_day_forgot() -> None:
