@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("npc_brain.mind.faculties",),
     (
         "npc_brain.mind.talk.relations",
+        "npc_brain.mind.talk.invitation",
         "npc_brain.mind.talk.understand",
         "npc_brain.mind.talk.slots",
     ),

@@ -51,6 +51,7 @@ from npc_brain.mind.talk.intent import (
     choose,
     plain_line,
 )
+from npc_brain.mind.talk.invitation import invitation, reply
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
@@ -114,8 +115,16 @@ class Conversations:
         small_talk = self._f.settings.small_talk_lines
         lines: list[Line] = []
         carried: list[MemoryRecord | None] = []  # the speaker's memory each line passed on
+        answered: set[str] = set()  # the events asked to and answered (invitation.py)
         for turn in range(self._f.settings.max_conversation_turns):
             speaker, listener = pairs[turn % 2]
+            invited = invitation(lines[-1].text, game_time) if lines and intents else None
+            if invited is not None and invited.activity not in answered:
+                answered.add(invited.activity)  # yes or no, by code: said as it is
+                text = reply(world, speaker.agent_id, invited)
+                lines.append(Line(speaker.agent_id, text, False, "reply to an invitation"))
+                carried.append(None)
+                continue
             memories = known[speaker.agent_id]
             said: list[MemoryRecord] = []
             if lines:  # and what the conversation so far brings to mind
