@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from npc_brain.demo.cast import Seed
+from npc_brain.memory.when import says_when
 
 _SOURCE = re.compile(r"I heard it from [^.]*\.")
 # A line passed on: 'Klaus told me: "..."', its "I" the teller's; or 'Klaus told me that
@@ -64,12 +65,6 @@ _HOSTS = rf"(?:is|was|will be|'s|'ll be)(?:{_hosts('his|her')}|\s+(?:\w+ly\s+)?h
 _MY_EVENT = re.compile(
     r"\b(?:my|our)\s+(?:(?!(?:to|the|a|an|of|for|at|in|on|with|and|from)\b)"
     r"(?![\w-]*'s\b)[\w'-]+\s+){0,2}(?:party|celebration|election|campaign|candidacy)\b",
-    re.IGNORECASE,
-)
-_WHEN = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
-    r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
-    r"|today|next week|\d{1,2}(?::\d\d)?\s?(?:am|pm)|\d{1,2}(?:st|nd|rd|th))\b",
     re.IGNORECASE,
 )
 
@@ -143,7 +138,7 @@ def judge(
         elif name == "place":
             stated = any(_has(text, place) for place in places)
         else:
-            stated = _WHEN.search(text) is not None
+            stated = says_when(text)
         if stated:
             wrong.append(name)
     return Verdict(tuple(right), tuple(wrong))

@@ -4,6 +4,7 @@ its base; no hand-written lists of months or weekdays)."""
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass
@@ -17,6 +18,23 @@ from npc_brain.memory.records import GameTime
 
 HOUR = 3600.0
 DAY = 24 * HOUR
+# The calendar's names, lowercase, from the standard library (not written out here).
+MONTHS = tuple(m.lower() for m in calendar.month_name[1:])
+WEEKDAYS = tuple(d.lower() for d in calendar.day_name)
+CALENDAR_WORDS = frozenset((*MONTHS, *WEEKDAYS))
+_SAYS_WHEN = re.compile(
+    rf"\b(?:{'|'.join((*MONTHS, *WEEKDAYS))}|tomorrow|tonight|today|next week|this week"
+    r"|\d{1,2}(?::\d\d)?\s?(?:am|pm)|\d{1,2}(?:st|nd|rd|th))\b",
+    re.IGNORECASE,
+)
+
+
+def says_when(text: str) -> bool:
+    """Whether a text says when (a month, a weekday, "tomorrow", a clock time, the 14th):
+    cheap, with no date read; `anchor` reads it."""
+    return _SAYS_WHEN.search(text) is not None
+
+
 # How far a window reaches around the moment a period names.
 _SPANS = {"time": HOUR, "part_of_day": 3 * HOUR}
 _LENGTHS = {"week": 7 * DAY, "month": 31 * DAY, "year": 366 * DAY}
@@ -136,7 +154,7 @@ def _two_days_ago(found: re.Match[str]) -> str:
 
 _ORDINAL_DAY = re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Z])")
 _MONTHS = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE
+    rf"\b(?:{'|'.join(m.lower() for m in calendar.month_abbr[1:])})[a-z]*\b", re.IGNORECASE
 )
 
 

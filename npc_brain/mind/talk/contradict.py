@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 
+from npc_brain.memory.when import MONTHS, WEEKDAYS
 from npc_brain.mind.talk.answers import key_terms
 
 SAME_SUBJECT = 0.6  # share of the shorter text's content words the other must hold
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTHS = "|".join(MONTHS)
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d\d))?\s?(am|pm)\b", re.IGNORECASE)
 _DATE = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.IGNORECASE)
-_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
+_WEEKDAY = re.compile(rf"\b({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 
 
 def slots(text: str) -> dict[str, set[str]]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
+from npc_brain.memory.when import says_when
 from npc_brain.mind.talk.answers import key_terms, names_in, retold, ungreeted
 from npc_brain.mind.talk.carry import spoken
 from npc_brain.mind.talk.realise import first_person
@@ -25,12 +26,6 @@ from npc_brain.persona import Persona
 DONT_KNOW = "I don't know."  # an answer no memory carries
 NOTABLE = 7.0  # the importance from which an event the speaker saw is news
 _DOING = re.compile(r"\b(?:is|are|was|were|be|will)\s+(?:\w+ly\s+)?\w+ing\b|\bwill\s+\w+", re.I)
-_WHEN = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
-    r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
-    r"|today|next week|this week|\d{1,2}\s?(?:am|pm))\b",
-    re.I,
-)
 
 
 class IntentKind(Enum):
@@ -104,7 +99,7 @@ def eventful(text: str) -> bool:
 
 def tells_when(text: str) -> bool:
     """Whether a text gives a time: a date, a weekday, "5 pm", "tomorrow"."""
-    return _WHEN.search(text) is not None
+    return says_when(text)
 
 
 def answering(

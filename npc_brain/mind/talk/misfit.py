@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas
 
+from npc_brain.memory.when import CALENDAR_WORDS, MONTHS
 from npc_brain.mind.talk.answers import passed_on, said_line
 
 # Function words of the languages the default model drifts into, none an English word.
@@ -62,8 +63,6 @@ _COMMON_WORDS = (
     "happy hope glad yeah yep sounds let maybe perhaps absolutely definitely "
     "really actually honestly speaking congratulations cheers bye goodbye see morning "
     "afternoon evening night today tomorrow tonight yesterday day week weekend year "
-    "monday tuesday wednesday thursday friday saturday sunday january february march "
-    "april may june july august september october november december "
     "christmas easter halloween thanksgiving new mr mrs ms miss dr sir madam "
     "mom dad mum grandma grandpa god english spanish french italian german "
     "everyone everybody someone somebody anyone nobody love friend friends come wait "
@@ -71,7 +70,7 @@ _COMMON_WORDS = (
     "excellent cool alright indeed exactly right true anyway ah hmm um uh ha haha yay "
     "whoa gosh darling honey sweetie buddy folks guys lovely"
 )
-_COMMON = _ENGLISH | frozenset(_COMMON_WORDS.split())
+_COMMON = _ENGLISH | frozenset(_COMMON_WORDS.split()) | CALENDAR_WORDS
 _ENGLISH_ENDINGS = ("ly", "ing", "ed", "tion", "tions", "ness", "ment", "ful", "ous", "ive")
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _ACCENTED = re.compile(r"[à-ÿÀ-ß]")
@@ -91,12 +90,8 @@ _ADDRESS = re.compile(r"[^\W\d_][\w'’]*:[^\W\d_][\w'’]*")  # "Oakvale:Smithy
 _QUOTE = re.compile(r'".*"', re.DOTALL)  # first to last: a retold line nests quotes
 _NUMBER = re.compile(r"\d+")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
-_CALENDAR_WORDS = (
-    "monday tuesday wednesday thursday friday saturday sunday january february march april "
-    "may june july august september october november december"
-)
-_CALENDAR = frozenset(_CALENDAR_WORDS.split())
-_MONTHS = "|".join(_CALENDAR_WORDS.split()[7:])
+_CALENDAR = CALENDAR_WORDS
+_MONTHS = "|".join(MONTHS)
 _DATED = re.compile(rf"\b(?:{_MONTHS})\s+(\d{{1,2}})\b", re.IGNORECASE)
 _BE = r"(?:is|are|was|were|will be|['’]ll be|am|['’]m|['’]re|['’]s)"
 _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
