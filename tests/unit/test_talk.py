@@ -20,6 +20,7 @@ from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
 from npc_brain.mind.talk.compose import COMPOSERS
 from npc_brain.mind.talk.misfit import Cast
+from npc_brain.mind.talk.understand import to_you
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -219,3 +220,20 @@ def test_who_it_is_is_said_by_an_npc_with_a_past(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
     _, reply = said(brain, "thornbury", "bram", "What's your name?")
     assert reply.text.startswith("My name is Bram Holt."), reply.text
+
+
+@pytest.mark.parametrize(
+    ("line", "asks_the_npc"),
+    [
+        ("What are your plans?", True),
+        ("Been busy?", True),  # the subject left out
+        ("Got anything on this week?", True),
+        ("Anything planned for tomorrow?", True),  # "(Have you got) anything planned"
+        ("Anything happen yesterday?", False),  # of the world
+        ("Who runs the forge?", False),
+    ],
+)
+def test_a_question_asks_about_the_npc_itself_when_its_subject_is_you(
+    line: str, asks_the_npc: bool
+) -> None:
+    assert to_you(line) is asks_the_npc

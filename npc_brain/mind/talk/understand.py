@@ -186,13 +186,18 @@ _WHAT_DO = re.compile(r"\bwhat (?:do|will|would|should|can) you (?:do|say)\b")
 _YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
 
 
+_INDEFINITE = frozenset(("anything", "something", "anyone", "someone"))
+
+
 def to_you(text: str) -> bool:
     """Whether a line asks about the NPC itself: it says "you" or "your", or it is a
     question whose subject is left out, starting with a participle ("Been busy?", "Got
-    anything on this week?", "Heard the news?")."""
+    anything on this week?", "Heard the news?", "Anything planned for tomorrow?")."""
     words = [w.strip("?.!,'") for w in text.lower().split()]
     if any(w in _YOU for w in words):
         return True
+    if len(words) > 1 and words[0] in _INDEFINITE:  # "(Got) anything planned for ...?"
+        words = words[1:]
     first = words[0] if words else ""
     lemmas = getAllLemmas(first).get("VERB", ())
     participle = any(
