@@ -1,5 +1,5 @@
-"""Commitments: the events a memory says will take place at an hour of a day ("a party at
-Hobbs Cafe on February 14 from 5 pm to 7 pm", "the wedding tomorrow at 3 pm"), read once,
+"""Commitments: the events a memory says will take place at an hour of a day ("a feast at
+the Long Hall on June 3 from 5 pm to 7 pm", "the wedding tomorrow at 3 pm"), read once,
 when the memory is written, into game time (table `commitments`, migration m009, kept in
 the memory's own transaction). A day's planner reads back the commitments of its hours,
 however old the memory that made them; nothing is parsed out of sentences at plan time.
@@ -27,8 +27,8 @@ _SPAN = re.compile(
 )
 # "5-7 pm": a span with the half of the day said once, at its end.
 _BARE_SPAN = re.compile(r"\b(?P<h>\d{1,2})\s*[-–]\s*(?P<eh>\d{1,2})\s*(?P<ap>[ap]\.?m\.?)", re.I)
-# Nouns of events one goes to, with up to three capitalised words before ("Valentine's
-# Day") and the place after ("at the Long Hall").
+# Nouns of events one goes to, with up to three capitalised words before ("Harvest Moon")
+# and the place after ("at the Long Hall").
 _EVENTS = re.compile(
     r"((?:[A-Z][\w']*\s+){0,3}(?:party|meeting|dinner|lunch|concert|class|lecture|"
     r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment|dance|"
@@ -44,6 +44,9 @@ _DECLINED = re.compile(
 )
 
 
+LONGEST_HOURS = 6  # the most hours one event is taken to last
+
+
 @dataclass(frozen=True)
 class Commitment:
     """An event to go to: what ("go to the wedding at the Long Hall") and its hours."""
@@ -52,10 +55,14 @@ class Commitment:
     start: GameTime
     end: GameTime
 
+    def overlaps(self, other: Commitment) -> bool:
+        return self.start < other.end and other.start < self.end
+
 
 def commitments_in(text: str, written: GameTime) -> list[Commitment]:
     """The event a text written at `written` places at an hour of a day, if any: an event
-    noun, its hours ("from 5 pm to 7 pm", "5-7 pm", "at 3 pm": an hour; at most 6), and
+    noun, its hours ("from 5 pm to 7 pm", "5-7 pm", "at 3 pm": an hour; at most
+    LONGEST_HOURS), and
     its day, read as the next one (its date, its weekday, "tomorrow"; none named: the
     day it was written, when the hour is still ahead). Told in the past tense ("there
     was a meeting at 10"), an hour already past is no commitment; nor is an event one
@@ -98,7 +105,7 @@ def hour_of(match: re.Match[str], prefix: str = "") -> int | None:
 
 def hours_of(text: str) -> tuple[int, int] | None:
     """The hours an event takes, from its time: "from 5 pm to 7 pm", "5-7 pm", "at 3 pm"
-    (an hour); between 1 and 6 hours."""
+    (an hour); between 1 and LONGEST_HOURS hours."""
     if (span := _SPAN.search(text)) is not None and (start := hour_of(span)) is not None:
         end = hour_of(span, "e")
     elif (bare := _BARE_SPAN.search(text)) is not None:
@@ -108,7 +115,7 @@ def hours_of(text: str) -> tuple[int, int] | None:
         end = None
     else:
         return None
-    return start, start + max(1, min(6, (end or start + 1) - start))
+    return start, start + max(1, min(LONGEST_HOURS, (end or start + 1) - start))
 
 
 def event_activity(text: str) -> str | None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from npc_brain.llm.scheduler import Priority
-from npc_brain.memory.commitments import Commitment
+from npc_brain.memory.commitments import LONGEST_HOURS, Commitment
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.plan.affordances import (
@@ -245,11 +245,12 @@ def _hourly(plan: DayPlan) -> list[Block]:
 
 
 def _items(booked: Sequence[Commitment], today: GameTime) -> list[Item]:
-    """Commitments as the day's fixed items: at their hour, for their hours (1 to 6)."""
+    """Commitments as the day's fixed items: at their hour, for their hours (1 to
+    LONGEST_HOURS)."""
     items: list[Item] = []
     for c in booked:
         hour = int((c.start - today) // 3600)
-        hours = max(1, min(6, round((c.end - c.start) / 3600)))
+        hours = max(1, min(LONGEST_HOURS, round((c.end - c.start) / 3600)))
         if 0 <= hour < 24 and not any(i.activity == c.activity and i.hour == hour for i in items):
             items.append(Item(c.activity, hour, None, hours))
     return items

@@ -2,7 +2,7 @@
 at an hour of a day (memory/commitments.py) is accepted when the listener has nothing
 booked at those hours, and declined, with what it will do instead, when it has. The
 acceptance is said in words the report and the other's memory can read ("I'd love to
-come to the party at Hobbs Cafe on Tuesday, February 14 at 5 pm!"). Pure but for the
+come to the feast at the Long Hall on Tuesday, June 3 at 5 pm!"). Pure but for the
 store it reads."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from npc_brain.memory.commitments import Commitment, commitments_in
+from npc_brain.memory.commitments import LONGEST_HOURS, Commitment, commitments_in
 from npc_brain.memory.records import GameTime
 from npc_brain.mind.world import World
 
@@ -35,14 +35,10 @@ _ASKS = re.compile(
 
 def reply(world: World, agent_id: str, invited: Commitment) -> str:
     """Yes, or no with the commitment that stands in the way (the agent's, made before)."""
-    booked = world.store.commitments(agent_id, invited.start - 6 * 3600, invited.end)
+    since = invited.start - LONGEST_HOURS * 3600  # what began before may still go on
+    booked = world.store.commitments(agent_id, since, invited.end)
     clash = next(
-        (
-            c
-            for _, c in booked
-            if c.start < invited.end and invited.start < c.end and c.activity != invited.activity
-        ),
-        None,
+        (c for _, c in booked if c.overlaps(invited) and c.activity != invited.activity), None
     )
     event = invited.activity.removeprefix("go to the ")
     if clash is not None:

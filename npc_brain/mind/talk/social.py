@@ -14,6 +14,7 @@ from npc_brain.memory.records import GameTime, MemoryRecord
 from npc_brain.memory.when import anchor
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
+from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.realise import (
     promised,
     sentence,
@@ -130,13 +131,16 @@ async def _known_of(
     """What the NPC knows of the one it sends the speaker to that bears on the request:
     the best memory naming them among those the line bears on, else one that says where
     they will be at a time not yet past ("riding to Fort Clay on Friday")."""
-    first = re.compile(rf"\b{re.escape(name.split()[0])}\b", re.IGNORECASE)
+
+    def names(memory: MemoryRecord) -> bool:
+        return bool(names_in(memory.description, {name: name}))
+
     for memory in await relevant(scene, recalled):
-        if first.search(memory.description):
+        if names(memory):
             return memory
     for memory in await scene.recall(name, CANDIDATES):
         window = anchor(memory.description, memory.created)
-        if first.search(memory.description) and window is not None and window.end > scene.now:
+        if names(memory) and window is not None and window.end > scene.now:
             return memory
     return None
 
