@@ -144,6 +144,7 @@ class Planner:
     async def _plan_day(self, world: World, agent: AgentRecord, today: GameTime) -> DayPlan:
         persona = agent.persona
         yesterday: list[MemoryRecord] = []
+        booked = _booked(world, agent.agent_id, today) if agent.memory_enabled else []
         if agent.memory_enabled and len(world.stream(agent.agent_id)):
             found = await self._f.recall(
                 world,
@@ -167,12 +168,10 @@ class Planner:
             yesterday = [s.memory for s in found]
             yesterday += [s.memory for s in promised if s.memory.memory_id not in seen]
             seen |= {m.memory_id for m in yesterday}
-            yesterday += [
-                m for m in _booking(world, agent.agent_id, today) if m.memory_id not in seen
-            ]
+            yesterday += [m for m, _ in booked if m.memory_id not in seen]
         if self._composed:
-            booked = _booked(world, agent.agent_id, today) if agent.memory_enabled else []
-            plan = await self._composer.day(world, agent, today, yesterday, booked)
+            commitments = [c for _, c in booked]
+            plan = await self._composer.day(world, agent, today, yesterday, commitments)
         else:
             plan = await self._f.think(
                 world,
@@ -214,22 +213,13 @@ class Planner:
         return [replace(s, emoji=e) for s, e in zip(steps, emojis, strict=True)]
 
 
-def _booked(world: World, agent_id: str, today: GameTime) -> list[Commitment]:
-    """The commitments the agent's memories from before `today` made for its hours
-    (memory/commitments.py: read when each memory was written, however old it is: the
-    paper's recency buries a week-old invitation under yesterday's chores)."""
-    rows = world.store.commitments(agent_id, today, today + SECONDS_PER_DAY)
-    rows.sort(key=lambda row: row[0])
-    return [  # the first made first: it stands in a clash (composer.without_clashes)
-        c
-        for memory_id, c in rows
-        if (m := world.stream(agent_id).get(memory_id)) is not None and m.created < today
-    ]
-
-
-def _booking(world: World, agent_id: str, today: GameTime) -> list[MemoryRecord]:
-    """The memories that made the day's commitments, for a free plan's prompt."""
+def _booked(world: World, agent_id: str, today: GameTime) -> list[tuple[MemoryRecord, Commitment]]:
+    """The commitments the agent's memories from before `today` made for its hours, each
+    with the memory that made it, the first made first: it stands in a clash
+    (composer.without_clashes). Read when each memory was written (memory/commitments.py),
+    however old it is: the paper's recency buries a week-old invitation under
+    yesterday's chores."""
     stream = world.stream(agent_id)
     rows = world.store.commitments(agent_id, today, today + SECONDS_PER_DAY)
-    found = [stream.get(memory_id) for memory_id, _ in rows]
-    return [m for m in found if m is not None and m.created < today]
+    found = [(stream.get(memory_id), c) for memory_id, c in sorted(rows, key=lambda r: r[0])]
+    return [(m, c) for m, c in found if m is not None and m.created < today]
