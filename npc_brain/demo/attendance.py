@@ -43,14 +43,19 @@ def attendance_section(
     streams: Mapping[str, Sequence[MemoryView]],
     steps: Sequence[Step],
     talks: Sequence[Conversation],
+    step_minutes: float,
 ) -> dict[str, Any]:
-    """Per seed with an event, every agent of the run: knew, said, came, reason."""
+    """Per seed with an event, every agent of the run: knew, said, came, reason; each
+    of `steps` stands for `step_minutes` of game time."""
     events = {}
     for seed in cast.seeds:
         if seed.event is None:
             continue
         knowers = {k.agent_id: k for k in analysis.diffusion(seed, streams)}
-        rows = [_row(seed, m.agent_id, knowers, streams, steps, talks) for m in cast.members]
+        rows = [
+            _row(seed, m.agent_id, knowers, streams, steps, talks, step_minutes)
+            for m in cast.members
+        ]
         invited = [r for r in rows if r["knew_since"] and r["agent"] != seed.holder]
         events[seed.seed_id] = {
             "title": seed.title,
@@ -73,6 +78,7 @@ def _row(
     streams: Mapping[str, Sequence[MemoryView]],
     steps: Sequence[Step],
     talks: Sequence[Conversation],
+    minutes: float,
 ) -> dict[str, Any]:
     event = seed.event
     assert event is not None
@@ -81,7 +87,6 @@ def _row(
     for_it = [s for s in there if seed.mentioned_in(s.description)]
     knower = knowers.get(agent_id)
     stream = streams.get(agent_id, ())
-    minutes = _step_minutes(steps)
     row: dict[str, Any] = {
         "agent": agent_id,
         "knew_since": iso(knower.since) if knower else "",
@@ -153,8 +158,3 @@ def _said_would_come(seed: Seed, agent_id: str, talks: Sequence[Conversation]) -
             if about and _ACCEPTS.search(line.text) and _ATTENDS.search(line.text.lower()):
                 return line.text
     return ""
-
-
-def _step_minutes(steps: Sequence[Step]) -> float:
-    times = sorted({s.game_time for s in steps})
-    return (times[1] - times[0]) / 60 if len(times) > 1 else 0.0

@@ -16,7 +16,7 @@ from npc_brain.demo.cast import Cast, Seed
 from npc_brain.demo.clock import iso
 from npc_brain.demo.judge import Verdict, judge
 from npc_brain.demo.memories import MemoryView, conversations
-from npc_brain.demo.simulation import Record, Usage
+from npc_brain.demo.simulation import Record, Usage, usage_minus, usage_sum
 from npc_brain.llm.base import Embedder
 
 DENSITY_DEFINITION = (
@@ -118,7 +118,7 @@ def build(
         ],
         "reflections": reflections_section(streams),
         "diffusion": diffusion_section(record, cast, info.places),
-        "attendance": attendance_section(cast, streams, record.steps, talks),
+        "attendance": attendance_section(cast, streams, record.steps, talks, plan.step_minutes),
         "hallucinations": hallucinations_section(record, cast, info.places),
         "network_density": network_section(streams, names, plan.start, plan.end),
         "relationships": relationships_section(record, names),
@@ -338,31 +338,6 @@ def _usage_dict(u: Usage, hours: float = 1.0) -> dict[str, Any]:
     }
 
 
-def _minus(later: Usage, earlier: Usage) -> Usage:
-    kinds = set(later.calls_by_kind) | set(earlier.calls_by_kind)
-    return Usage(
-        later.calls - earlier.calls,
-        later.prompt_tokens - earlier.prompt_tokens,
-        later.completion_tokens - earlier.completion_tokens,
-        {k: later.calls_by_kind.get(k, 0) - earlier.calls_by_kind.get(k, 0) for k in kinds},
-        later.cached_prompt_tokens - earlier.cached_prompt_tokens,
-    )
-
-
-def _sum(usages: Sequence[Usage]) -> Usage:
-    kinds: dict[str, int] = {}
-    for u in usages:
-        for k, n in u.calls_by_kind.items():
-            kinds[k] = kinds.get(k, 0) + n
-    return Usage(
-        sum(u.calls for u in usages),
-        sum(u.prompt_tokens for u in usages),
-        sum(u.completion_tokens for u in usages),
-        kinds,
-        sum(u.cached_prompt_tokens for u in usages),
-    )
-
-
 def model_calls_section(
     snapshots: Sequence[tuple[float, Mapping[str, Usage]]], hours: float, awake_hours: float
 ) -> dict[str, Any]:
@@ -371,8 +346,8 @@ def model_calls_section(
     agent per game hour and per awake agent-hour, by kind; each
     agent's per game hour; and the whole town's in each game hour."""
     (_, first), (_, last) = snapshots[0], snapshots[-1]
-    per_agent = {a: _minus(last[a], first[a]) for a in last}
-    total = _sum(list(per_agent.values()))
+    per_agent = {a: usage_minus(last[a], first[a]) for a in last}
+    total = usage_sum(list(per_agent.values()))
     agents = max(len(per_agent), 1)
     return {
         "total": total.calls,
@@ -386,7 +361,7 @@ def model_calls_section(
         "per_awake_agent_hour": _usage_dict(total, awake_hours),
         "agents": {a: _usage_dict(u, hours) for a, u in per_agent.items()},
         "by_game_hour": [
-            {"until": iso(t), **_usage_dict(_sum([_minus(now[a], then[a]) for a in now]))}
+            {"until": iso(t), **_usage_dict(usage_sum([usage_minus(now[a], then[a]) for a in now]))}
             for (t, now), (_, then) in zip(snapshots[1:], snapshots, strict=False)
         ],
     }

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -256,7 +255,7 @@ class Simulation:
         self.record = state.record
         last = self.record.usage[-1][1] if self.record.usage else {}
         now = self._usage()
-        self._usage_base = {a: minus(used, now[a]) for a, used in last.items() if a in now}
+        self._usage_base = {a: usage_minus(used, now[a]) for a, used in last.items() if a in now}
 
     def _interview(self) -> None:
         """Asks every agent each seed's question in interview mode (nothing is stored),
@@ -428,7 +427,11 @@ class Simulation:
                 return found
 
     def _snapshot(self, game_time: float, wall_seconds: float) -> None:
-        usage = {a: plus(used, self._usage_base.get(a)) for a, used in self._usage().items()}
+        base = self._usage_base
+        usage = {
+            a: usage_sum([used, base[a]]) if a in base else used
+            for a, used in self._usage().items()
+        }
         self.record.usage.append((game_time, usage))
         self.record.wall.append((game_time, wall_seconds))
 
@@ -462,32 +465,29 @@ class SimulationState:
     record: Record
 
 
-def plus(usage: Usage, more: Usage | None) -> Usage:
-    """Two usages summed (`more` None: `usage` as it is)."""
-    if more is None:
-        return usage
-    kinds = Counter(usage.calls_by_kind) + Counter(more.calls_by_kind)
+def usage_minus(later: Usage, earlier: Usage) -> Usage:
+    """What `later` has beyond `earlier` (negative where it has less)."""
+    kinds = set(later.calls_by_kind) | set(earlier.calls_by_kind)
     return Usage(
-        usage.calls + more.calls,
-        usage.prompt_tokens + more.prompt_tokens,
-        usage.completion_tokens + more.completion_tokens,
-        dict(sorted(kinds.items())),
-        usage.cached_prompt_tokens + more.cached_prompt_tokens,
+        later.calls - earlier.calls,
+        later.prompt_tokens - earlier.prompt_tokens,
+        later.completion_tokens - earlier.completion_tokens,
+        {k: later.calls_by_kind.get(k, 0) - earlier.calls_by_kind.get(k, 0) for k in kinds},
+        later.cached_prompt_tokens - earlier.cached_prompt_tokens,
     )
 
 
-def minus(usage: Usage, less: Usage) -> Usage:
-    """What `usage` has beyond `less` (negative where it has less: the difference that,
-    added to `less`, gives `usage`)."""
-    kinds = dict(usage.calls_by_kind)
-    for kind, calls in less.calls_by_kind.items():
-        kinds[kind] = kinds.get(kind, 0) - calls
+def usage_sum(usages: Sequence[Usage]) -> Usage:
+    kinds: dict[str, int] = {}
+    for u in usages:
+        for k, n in u.calls_by_kind.items():
+            kinds[k] = kinds.get(k, 0) + n
     return Usage(
-        usage.calls - less.calls,
-        usage.prompt_tokens - less.prompt_tokens,
-        usage.completion_tokens - less.completion_tokens,
-        dict(sorted(kinds.items())),
-        usage.cached_prompt_tokens - less.cached_prompt_tokens,
+        sum(u.calls for u in usages),
+        sum(u.prompt_tokens for u in usages),
+        sum(u.completion_tokens for u in usages),
+        kinds,
+        sum(u.cached_prompt_tokens for u in usages),
     )
 
 

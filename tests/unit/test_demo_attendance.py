@@ -11,6 +11,7 @@ from npc_brain.demo.cast import Cast, CastMember, Event, Seed
 from npc_brain.demo.days import Step
 from npc_brain.demo.memories import Conversation, Line, MemoryView
 
+STEP = 30  # game minutes a step stands for
 BARN, MILL, HOME = "Elmfield:Tull's Barn:floor", "Elmfield:Mill:wheel", "Elmfield:cottage:bed"
 
 
@@ -71,7 +72,7 @@ def steps() -> list[Step]:
         "gus": ("keep the vigil", "Elmfield:chapel:nave"),
     }
     found = []
-    for minutes in range(0, 180, 30):
+    for minutes in range(0, 180, STEP):
         moment = at(6, 18) + minutes * 60
         for agent_id, (what, where) in doing.items():
             found.append(Step(moment, agent_id, what, where))
@@ -91,7 +92,7 @@ TALKS = [
 
 
 def test_who_knew_said_came_and_why_not() -> None:
-    section = attendance_section(CAST, STREAMS, steps(), TALKS)
+    section = attendance_section(CAST, STREAMS, steps(), TALKS, STEP)
     dance = section["events"]["dance"]
     rows = {r["agent"]: r for r in dance["agents"]}
     assert (dance["invited"], dance["said_would_come"], dance["invited_who_came"]) == (5, 1, 1)
@@ -110,11 +111,13 @@ def test_one_who_knew_and_planned_nothing_for_that_day_forgot() -> None:
     quiet = {**STREAMS, "cal": [heard("cal", 11)]}
     rows = {
         r["agent"]: r
-        for r in attendance_section(CAST, quiet, steps(), [])["events"]["dance"]["agents"]
+        for r in attendance_section(CAST, quiet, steps(), [], STEP)["events"]["dance"]["agents"]
     }
     assert rows["cal"]["reason"] == "forgot"
 
 
 def test_a_seed_without_an_event_has_no_attendance() -> None:
     news = Seed("mill", "New miller", "ada", "The mill has a new miller", ("new miller",))
-    assert attendance_section(Cast(CAST.members, (news,)), STREAMS, steps(), [])["events"] == {}
+    assert (
+        attendance_section(Cast(CAST.members, (news,)), STREAMS, steps(), [], STEP)["events"] == {}
+    )
