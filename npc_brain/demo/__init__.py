@@ -6,6 +6,6 @@ real npc-brain server, with an evaluation report; and `npc-brain interview`.
     simulation.py               the game loop: Tick in lockstep, moves, what each agent sees
     console.py clock.py         the console view, game time as text
     memories.py analysis.py     conversations, diffusion of the seeds, network density
-    report.py markdown.py svg.py writing.py   the report: JSON, Markdown, pictures
+    report.py markdown.py charts.py writing.py   the report: JSON, Markdown, charts
     run.py interview.py         the two commands
 """

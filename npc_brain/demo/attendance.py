@@ -28,7 +28,9 @@ DEFINITION = (
     "step there. For each who knew and did not come, `reason`: asleep at the start, at the "
     "place for something else, planned it but was elsewhere, another commitment (the "
     "thought in which it gave the event up for another, or its plan for that day at that "
-    "hour), or forgot (no plan for that day); one who never heard of it: never heard."
+    "hour), or forgot (no plan for that day); one who never heard of it: never heard. "
+    "`timeline`: where it was at each step of the event's hours (there for it, there for "
+    "something else, elsewhere, asleep)."
 )
 _ACCEPTS = re.compile(
     r"\b(?:i'll|i will|i'd love to|i would love to|count me in|wouldn't miss|see you there)\b",
@@ -96,10 +98,18 @@ def _row(
         "minutes_there_for_it": len(for_it) * minutes,
         "came": bool(for_it),
         "reason": "",
+        "timeline": [[iso(s.game_time), _state(s, event.place, seed)] for s in during],
     }
     if not for_it:
         row["reason"] = _reason(seed, knower is not None, during, there, stream)
     return row
+
+
+def _state(step: Step, place: str, seed: Seed) -> str:
+    """Where the agent was at one step of the event's hours, for the timeline chart."""
+    if not step.address.startswith(place):
+        return "asleep" if is_asleep(step.description) else "elsewhere"
+    return "there for it" if seed.mentioned_in(step.description) else "there for something else"
 
 
 def _reason(

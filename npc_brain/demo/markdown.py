@@ -5,8 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-DIFFUSION_SVG = "diffusion.svg"
-NETWORK_SVG = "network.svg"
+DIFFUSION = "diffusion"  # the charts' file stems (charts.py writes .png and .svg)
+NETWORK = "network"
+
+
+def attendance_chart(seed_id: str) -> str:
+    """The stem of a seed's attendance timeline."""
+    return f"attendance-{seed_id}"
 
 
 def _cell(text: object) -> str:
@@ -83,7 +88,7 @@ def render(report: dict[str, Any]) -> str:
         "",
         "## Information diffusion",
         "",
-        f"![Who knows each seed over game time]({DIFFUSION_SVG})",
+        f"![Who knows each seed over game time]({DIFFUSION}.png)",
         "",
         report["diffusion"]["definition"],
         "",
@@ -120,7 +125,7 @@ def render(report: dict[str, Any]) -> str:
     out += [
         "## Relationship network",
         "",
-        f"![Who knows whom at the end]({NETWORK_SVG})",
+        f"![Who knows whom at the end]({NETWORK}.png)",
         "",
         f"Density {density['start']} at the start, {density['end']} at the end. "
         + density["definition"],
@@ -239,9 +244,11 @@ def _attendance(section: dict[str, Any], who: Callable[[str], str]) -> list[str]
     if not events:
         return []
     out = ["## Attendance", "", section["definition"], ""]
-    for event in events.values():
+    for seed_id, event in events.items():
         out += [
             f"### {event['title']}: {event['invited_who_came']} of {event['invited']} invited came",
+            "",
+            f"![Where the invited were in its hours]({attendance_chart(seed_id)}.png)",
             "",
             f"At `{event['place']}` from {_time(event['start'])} to {_time(event['end'])}; "
             f"{event['said_would_come']} of the invited said they would come, "

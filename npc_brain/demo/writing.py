@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from npc_brain.demo import markdown, svg
+from npc_brain.demo import charts, markdown
 from npc_brain.demo.clock import parse_time
 
 REPORT_JSON = "report.json"
@@ -14,7 +14,7 @@ REPORT_MD = "report.md"
 
 
 def write_report(out: Path, report: dict[str, Any]) -> Path:
-    """report.json, report.md and the two pictures; returns the Markdown's path."""
+    """report.json, report.md and the charts (charts.py); returns the Markdown's path."""
     out.mkdir(parents=True, exist_ok=True)
     (out / REPORT_JSON).write_text(
         json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -24,11 +24,11 @@ def write_report(out: Path, report: dict[str, Any]) -> Path:
     times = [parse_time(p["time"]) for p in first["over_time"]] if first else []
     series = {s["title"]: [p["count"] for p in s["over_time"]] for s in seeds.values()}
     agents = report["config"]["agents"]
-    (out / markdown.DIFFUSION_SVG).write_text(
-        svg.diffusion_chart(times, series, len(agents)), encoding="utf-8"
-    )
+    charts.save(charts.diffusion(times, series, len(agents)), out, markdown.DIFFUSION)
     edges = [(a, b) for a, b in report["network_density"]["edges_end"]]
-    (out / markdown.NETWORK_SVG).write_text(svg.network_picture(agents, edges), encoding="utf-8")
+    charts.save(charts.network(agents, edges), out, markdown.NETWORK)
+    for seed_id, event in report.get("attendance", {}).get("events", {}).items():
+        charts.save(charts.attendance(event, agents), out, markdown.attendance_chart(seed_id))
     path = out / REPORT_MD
     path.write_text(markdown.render(report), encoding="utf-8")
     return path

@@ -71,9 +71,10 @@ def test_three_agents_for_an_hour_give_the_same_full_report_twice(tmp_path: Path
     assert report["wall_seconds_per_game_hour"] > 0
     assert 0 <= report["network_density"]["start"] <= report["network_density"]["end"] <= 1
     markdown = (tmp_path / "one" / "report.md").read_text()
-    for picture in ("diffusion.svg", "network.svg"):
-        assert f"]({picture})" in markdown
-        ET.parse(tmp_path / "one" / picture)
+    for chart in ("diffusion", "network"):
+        assert f"]({chart}.png)" in markdown
+        assert (tmp_path / "one" / f"{chart}.png").read_bytes().startswith(b"\x89PNG")
+        ET.parse(tmp_path / "one" / f"{chart}.svg")
 
     demo(tmp_path / "two")
     again = json.loads((tmp_path / "two" / "report.json").read_text())

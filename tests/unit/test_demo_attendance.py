@@ -4,14 +4,18 @@ each who knew did not."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
+from pathlib import Path
 
+from npc_brain.demo import charts
 from npc_brain.demo.attendance import attendance_section
 from npc_brain.demo.cast import Cast, CastMember, Event, Seed
 from npc_brain.demo.days import Step
 from npc_brain.demo.memories import Conversation, Line, MemoryView
 
 STEP = 30  # game minutes a step stands for
+SVG = "{http://www.w3.org/2000/svg}"
 BARN, MILL, HOME = "Elmfield:Tull's Barn:floor", "Elmfield:Mill:wheel", "Elmfield:cottage:bed"
 
 
@@ -105,6 +109,20 @@ def test_who_knew_said_came_and_why_not() -> None:
     assert rows["eli"]["reason"] == "asleep"
     assert rows["fay"]["reason"] == "never heard" and rows["fay"]["knew_since"] == ""
     assert rows["gus"]["reason"].startswith("another commitment: Gus can't go to the harvest")
+    assert [state for _, state in rows["ben"]["timeline"]] == ["there for it"] * 4
+    assert {state for _, state in rows["dot"]["timeline"]} == {"there for something else"}
+    assert {state for _, state in rows["eli"]["timeline"]} == {"asleep"}
+    assert {state for _, state in rows["cal"]["timeline"]} == {"elsewhere"}
+
+
+def test_the_timeline_chart_has_a_row_for_each_who_knew(tmp_path: Path) -> None:
+    dance = attendance_section(CAST, STREAMS, steps(), TALKS, STEP)["events"]["dance"]
+    png, svg = charts.save(charts.attendance(dance, {a: a.title() for a in MEMBERS}), tmp_path, "a")
+    assert png.read_bytes().startswith(b"\x89PNG")
+    texts = {"".join(t.itertext()) for t in ET.parse(svg).getroot().iter(f"{SVG}text")}
+    assert {"Ada", "Ben (said yes)", "Cal", "Dot", "Eli", "Gus"} <= texts
+    assert "Fay" not in texts  # never heard of it
+    assert {"there for it", "there for something else", "elsewhere", "asleep"} <= texts
 
 
 def test_one_who_knew_and_planned_nothing_for_that_day_forgot() -> None:

@@ -1,5 +1,5 @@
 """The report made from a run's record: every section, model-call accounting, the wall
-clock kept apart, well-formed pictures, and Markdown that links them."""
+clock kept apart, charts (PNG, and SVG with its text as text), and Markdown that links them."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from npc_brain.demo import charts
 from npc_brain.demo.cast import Cast, CastMember, Seed
 from npc_brain.demo.memories import Bond, Holder, MemoryView
 from npc_brain.demo.report import RunInfo, build
 from npc_brain.demo.simulation import ActionEvent, Plan, Record, Usage
-from npc_brain.demo.svg import diffusion_chart, network_picture
 from npc_brain.demo.writing import read_report, write_report
 
 T0 = 1_676_271_600.0  # 2023-02-13 07:00 UTC
@@ -230,21 +230,16 @@ def test_only_the_wall_clock_keys_differ_between_runs_of_the_same_game() -> None
     }
 
 
-def test_the_files_are_written_and_the_pictures_are_well_formed_svg(tmp_path: Path) -> None:
+def test_the_files_are_written_and_the_charts_are_png_and_svg(tmp_path: Path) -> None:
     report = build(record(), CAST, RunInfo(7, "m", "the Ville"))
     markdown = write_report(tmp_path, report).read_text()
     assert read_report(tmp_path) == json.loads(json.dumps(report))
-    for name in ("diffusion.svg", "network.svg"):
-        assert f"]({name})" in markdown
-        root = ET.parse(tmp_path / name).getroot()
-        assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    svg = "{http://www.w3.org/2000/svg}"
-    network = ET.parse(tmp_path / "network.svg").getroot()
-    assert len(network.findall(f"{svg}circle")) == 2
-    assert len(network.findall(f"{svg}line")) == 1
-    assert "Maria <Lopez> & co" in [t.text for t in network.findall(f"{svg}text")]
-    chart = ET.parse(tmp_path / "diffusion.svg").getroot()
-    assert len(chart.findall(f"{svg}polyline")) == 1
+    for name in ("diffusion", "network"):
+        assert f"]({name}.png)" in markdown
+        assert (tmp_path / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+        assert ET.parse(tmp_path / f"{name}.svg").getroot().tag == f"{SVG}svg"
+    assert "Maria <Lopez> & co" in _texts(tmp_path / "network.svg")
+    assert "Valentine's Day party (2 of 2)" in _texts(tmp_path / "diffusion.svg")
     for heading in (
         "## Information diffusion",
         "## Interviews",
@@ -263,24 +258,37 @@ def test_the_files_are_written_and_the_pictures_are_well_formed_svg(tmp_path: Pa
     assert "- Isabella Rodriguez *(news, said plainly)*: Come to" in markdown
 
 
-def test_a_chart_steps_up_when_an_agent_learns() -> None:
+def _texts(path: Path) -> set[str]:
+    return {"".join(t.itertext()) for t in ET.parse(path).getroot().iter(f"{SVG}text")}
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_the_diffusion_chart_steps_up_when_an_agent_learns() -> None:
     times = [T0, T0 + 600, T0 + 1200]
-    root = ET.fromstring(diffusion_chart(times, {"party": [1, 1, 2]}, 2))
-    points = root.find("{http://www.w3.org/2000/svg}polyline").get("points", "").split()  # type: ignore[union-attr]
-    ys = [float(p.split(",")[1]) for p in points]
-    assert len(points) == 5  # three values, two of them preceded by a step
-    assert ys[0] == ys[1] == ys[2] == ys[3] > ys[4]  # flat, then up at the third time
+    figure = charts.diffusion(times, {"party": [1, 1, 2], "mayor": [1, 1, 2]}, 2)
+    first, second = figure.axes[0].get_lines()
+    assert list(first.get_ydata()) == [1, 1, 2]
+    assert first.get_drawstyle() == "steps-post"  # flat, then up at the third time
+    # two seeds with equal counts stay apart: another line style and colour
+    assert first.get_linestyle() != second.get_linestyle()
+    assert first.get_color() != second.get_color()
+    labels = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert labels == ["party (2 of 2)", "mayor (2 of 2)"]
+
+
+def test_the_same_report_draws_the_same_svg(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    for out in (one, two):
+        out.mkdir()
+        charts.save(charts.network({"a": "Ann", "b": "Bo"}, [("a", "b")]), out, "n")
+    assert (one / "n.svg").read_bytes() == (two / "n.svg").read_bytes()
 
 
 @pytest.mark.parametrize("agents", [0, 1, 25])
-def test_network_pictures_of_any_size_parse(agents: int) -> None:
+def test_network_charts_of_any_size_are_drawn(agents: int, tmp_path: Path) -> None:
     names = {f"a{i}": f"Agent {i}" for i in range(agents)}
     pairs = [(f"a{i}", f"a{i + 1}") for i in range(agents - 1)]
-    ET.fromstring(network_picture(names, pairs))
-
-
-def test_markdown_says_when_nothing_happened(tmp_path: Path) -> None:
-    quiet = replace(record(), streams={"isabella": [], "maria": []})
-    markdown = write_report(tmp_path, build(quiet, CAST, RunInfo(7, "m", "v"))).read_text()
-    assert "No agents talked." in markdown
-    assert "No reflections were written." in markdown
+    _, svg = charts.save(charts.network(names, pairs), tmp_path, "network")
+    assert {f"Agent {i}" for i in range(agents)} <= _texts(svg)
