@@ -85,8 +85,9 @@ def _row(
     event = seed.event
     assert event is not None
     during = [s for s in steps if s.agent_id == agent_id and event.start <= s.game_time < event.end]
-    there = [s for s in during if s.address.startswith(event.place)]
-    for_it = [s for s in there if seed.mentioned_in(s.description)]
+    states = [_state(s, event.place, seed) for s in during]
+    there = [s for s, state in zip(during, states, strict=True) if state.startswith(THERE)]
+    for_it = [s for s, state in zip(during, states, strict=True) if state == FOR_IT]
     knower = knowers.get(agent_id)
     stream = streams.get(agent_id, ())
     row: dict[str, Any] = {
@@ -98,18 +99,23 @@ def _row(
         "minutes_there_for_it": len(for_it) * minutes,
         "came": bool(for_it),
         "reason": "",
-        "timeline": [[iso(s.game_time), _state(s, event.place, seed)] for s in during],
+        "timeline": [[iso(s.game_time), state] for s, state in zip(during, states, strict=True)],
     }
     if not for_it:
         row["reason"] = _reason(seed, knower is not None, during, there, stream)
     return row
 
 
+THERE = "there"  # the states of a step of the event's hours (the timeline)
+FOR_IT = f"{THERE} for it"
+
+
 def _state(step: Step, place: str, seed: Seed) -> str:
-    """Where the agent was at one step of the event's hours, for the timeline chart."""
+    """Where the agent was at one step of the event's hours: at the place for the event
+    (an action that names it) or for something else; elsewhere, or asleep."""
     if not step.address.startswith(place):
         return "asleep" if is_asleep(step.description) else "elsewhere"
-    return "there for it" if seed.mentioned_in(step.description) else "there for something else"
+    return FOR_IT if seed.mentioned_in(step.description) else f"{THERE} for something else"
 
 
 def _reason(

@@ -49,12 +49,10 @@ def diffusion(times: Sequence[float], series: Mapping[str, Sequence[int]], agent
     """For each seed (title -> counts at `times`), how many agents knew it, as steps."""
     figure = Figure(figsize=(8, 4.5), layout="constrained")
     axes = figure.add_subplot()
-    moments = [date2num(_moment(t)) for t in times]
+    moments = [_x(t) for t in times]
     for i, (title, counts) in enumerate(series.items()):
-        final = counts[-1] if counts else 0
-        axes.step(
-            moments, counts, where="post", label=f"{title} ({final} of {agents})", **STYLES[i % 4]
-        )
+        label = f"{title} ({counts[-1] if counts else 0} of {agents})"
+        axes.step(moments, counts, where="post", label=label, **STYLES[i % len(STYLES)])
     axes.set_ylim(0, max(agents, 1) + 0.5)
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     _time_axis(axes)
@@ -101,9 +99,9 @@ def attendance(event: Mapping[str, Any], names: Mapping[str, str]) -> Figure:
     rows = [r for r in event["agents"] if r["knew_since"] and r.get("timeline")]
     figure = Figure(figsize=(8, 1.6 + 0.35 * max(len(rows), 1)), layout="constrained")
     axes = figure.add_subplot()
-    start, end = (date2num(_moment(parse_time(event[k]))) for k in ("start", "end"))
+    start, end = _x(parse_time(event["start"])), _x(parse_time(event["end"]))
     for y, row in enumerate(reversed(rows)):
-        moments = [date2num(_moment(parse_time(t))) for t, _ in row["timeline"]]
+        moments = [_x(parse_time(t)) for t, _ in row["timeline"]]
         for j, (moment, (_, state)) in enumerate(zip(moments, row["timeline"], strict=True)):
             until = moments[j + 1] if j + 1 < len(moments) else end
             axes.barh(y, until - moment, left=moment, color=STATES[state], height=0.7)
@@ -122,8 +120,9 @@ def _label(row: Mapping[str, Any], names: Mapping[str, str]) -> str:
     return f"{name} (said yes)" if row["said_would_come"] else name
 
 
-def _moment(t: float) -> datetime:
-    return datetime.fromtimestamp(t, UTC).replace(tzinfo=None)
+def _x(game_time: float) -> float:
+    """Game time as matplotlib's date axis places it."""
+    return float(date2num(datetime.fromtimestamp(game_time, UTC)))
 
 
 def _time_axis(axes: Any) -> None:

@@ -478,6 +478,7 @@ def usage_minus(later: Usage, earlier: Usage) -> Usage:
 
 
 def usage_sum(usages: Sequence[Usage]) -> Usage:
+    """The usages added up, kind by kind."""
     kinds: dict[str, int] = {}
     for u in usages:
         for k, n in u.calls_by_kind.items():
