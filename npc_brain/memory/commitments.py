@@ -27,10 +27,10 @@ _SPAN = re.compile(
 )
 # "5-7 pm": a span with the half of the day said once, at its end.
 _BARE_SPAN = re.compile(r"\b(?P<h>\d{1,2})\s*[-–]\s*(?P<eh>\d{1,2})\s*(?P<ap>[ap]\.?m\.?)", re.I)
-# Nouns of events one goes to, with up to three capitalised words before ("Harvest Moon")
-# and the place after ("at the Long Hall").
+# Nouns of events one goes to, in any case ("the Harvest Feast"), with up to three
+# capitalised words before ("Harvest Moon") and the place after ("at the Long Hall").
 _EVENTS = re.compile(
-    r"((?:[A-Z][\w']*\s+){0,3}(?:party|meeting|dinner|lunch|concert|class|lecture|"
+    r"((?:[A-Z][\w']*\s+){0,3}(?i:party|meeting|dinner|lunch|concert|class|lecture|"
     r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment|dance|"
     r"feast|fair|market|ceremony|gathering|picnic|banquet|service|match|race|show))"
     r"(\s+at\s+(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",

@@ -68,6 +68,11 @@ class World:
         found = (self.store.get_agent(agent_id) for agent_id in self.store.agent_ids())
         return {agent.agent_id: agent.persona.name for agent in found if agent is not None}
 
+    def pronouns(self) -> dict[str, str]:
+        """The pronoun others use for each of the world's agents, by full name."""
+        found = (self.store.get_agent(agent_id) for agent_id in self.store.agent_ids())
+        return {a.persona.name: a.persona.pronoun for a in found if a is not None}
+
     def stream(self, agent_id: str) -> AgentStream:
         """The agent's memory stream, loaded from the store the first time."""
         stream = self.streams.get(agent_id)

@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.talk.realise",
         "npc_brain.mind.talk.checks",
         "npc_brain.mind.talk.trade",
+        "npc_brain.mind.reflect.said",
         "npc_brain.mind.reflect.patterns",
     ),
     ("npc_brain.mind.state", "npc_brain.mind.usage"),

@@ -10,7 +10,13 @@ from pathlib import Path
 from npc_brain.llm.fakes import ScriptedChat
 from npc_brain.memory.records import PRIVATE, MemoryKind, MemoryRecord, Observation, Sharing
 from npc_brain.mind.reflect.patterns import composed_insights
-from npc_brain.mind.reflect.prompts import parse_insights, parse_questions
+from npc_brain.mind.reflect.prompts import (
+    MAX_INSIGHTS,
+    Insight,
+    parse_choice,
+    parse_insights,
+    parse_questions,
+)
 from npc_brain.persona import Persona, Switches
 from tests.conftest import make_brain
 
@@ -277,3 +283,161 @@ def test_a_composed_reflection_makes_no_model_call_and_stores_each_belief_once(
     assert first[0].evidence_ids == (1, 2, 3) and first[0].depth == 1
     assert first[0].sharing == PRIVATE  # one of the sightings it counts is a secret
     assert "reflection" not in brain.usage.summary("default", "isabella").calls_by_kind
+
+
+# What generalises: traits, goals, causes, informants (two settings of other genres) ------
+
+VILLAGE = {"wren": "Wren Hale", "bram": "Bram Ashford", "tomas": "Tomas Reyes"}
+STATION = {"dara": "Dara Vex", "kofi": "Kofi Osei", "ilse": "Ilse Brandt"}
+
+
+def _line(memory_id: int, minutes: float, speaker: str, listener: str, words: str) -> MemoryRecord:
+    return MemoryRecord(
+        kind=MemoryKind.DIALOGUE,
+        description=f'{speaker} said to {listener}: "{words}"',
+        created=T0 + 60 * minutes,
+        importance=4.0,
+        memory_id=memory_id,
+    )
+
+
+def test_a_pursuit_of_two_game_days_that_nobody_shares_is_a_trait_and_a_shared_one_a_habit() -> (
+    None
+):
+    day = 24 * 60
+    memories = [
+        _seen(1, 0, "Kofi Osei is calibrating the long-range scanner"),
+        _seen(2, day, "Kofi Osei is calibrating the long-range scanner"),
+        _seen(3, 0, "Dara Vex is eating breakfast"),
+        _seen(4, day, "Dara Vex is eating breakfast"),
+        _seen(5, 10, "Ilse Brandt is having breakfast"),
+    ]
+    texts = [i.text for i in composed_insights(memories, STATION)]
+    assert texts == [
+        "Kofi Osei is dedicated to calibrating the long-range scanner.",
+        "Dara Vex is often eating breakfast at Oak Hill College.",
+    ]
+
+
+def test_lines_naming_one_event_in_two_conversations_are_a_goal_citing_them() -> None:
+    memories = [
+        _line(
+            1,
+            0,
+            "Bram Ashford",
+            "Wren Hale",
+            "Hi Wren! Will you come to the Harvest Feast at the Long Hall at 6 pm?",
+        ),
+        _line(2, 1, "Wren Hale", "Bram Ashford", "What will there be to eat?"),
+        _line(
+            3,
+            90,
+            "Bram Ashford",
+            "Wren Hale",
+            "Don't forget the Harvest Feast at the Long Hall tomorrow at 6 pm.",
+        ),
+    ]
+    (goal, *_) = composed_insights(memories, VILLAGE, "Wren Hale")
+    assert goal.text == "Bram Ashford is looking forward to the Harvest Feast at the Long Hall."
+    assert [m.memory_id for m in goal.evidence] == [1, 3]
+
+
+def test_news_told_to_two_people_is_a_cause_reported_with_the_right_pronoun() -> None:
+    memories = [
+        _line(
+            1,
+            0,
+            "Tomas Reyes",
+            "Wren Hale",
+            "I am selling my fishing boat, the Gull, because my knees are bad.",
+        ),
+        _line(
+            2,
+            60,
+            "Tomas Reyes",
+            "Bram Ashford",
+            "Good morning! I am selling my fishing boat, the Gull.",
+        ),
+        _line(3, 61, "Bram Ashford", "Tomas Reyes", "Sorry to hear that."),
+    ]
+    texts = [
+        i.text for i in composed_insights(memories, VILLAGE, "Tomas Reyes", {"Tomas Reyes": "he"})
+    ]
+    assert texts == [
+        "Tomas Reyes keeps telling people he's selling his fishing boat, the Gull, because his"
+        " knees are bad."
+    ]
+
+
+def test_one_who_told_me_different_news_in_two_conversations_keeps_me_up_to_date() -> None:
+    once = [
+        _line(
+            1,
+            0,
+            "Kofi Osei",
+            "Dara Vex",
+            "The supply shuttle Nadir docks at bay three on Thursday.",
+        ),
+        _line(2, 1, "Kofi Osei", "Dara Vex", "The hydroponics bay lost pressure overnight."),
+    ]
+    again = [
+        _line(
+            3,
+            120,
+            "Kofi Osei",
+            "Dara Vex",
+            "The supply shuttle Nadir docks at bay three on Thursday, remember.",
+        )
+    ]
+    later = [
+        _line(4, 240, "Kofi Osei", "Dara Vex", "Commander Brandt cancelled the reactor drill.")
+    ]
+
+    def told(memories: list[MemoryRecord]) -> list[Insight]:
+        found = composed_insights(memories, STATION, "Dara Vex")
+        return [i for i in found if "up to date" in i.text]
+
+    assert told(once) == []  # one conversation
+    assert told(once + again) == []  # the same news again
+    (informant,) = told(once + again + later)
+    assert informant.text == "Kofi Osei keeps Dara Vex up to date."
+    assert [m.memory_id for m in informant.evidence] == [1, 2, 4]
+
+
+def test_the_model_chooses_among_more_insights_than_are_kept_and_an_odd_choice_keeps_codes_order() -> (
+    None
+):
+    shown = [Insight(f"Belief {i}.", ()) for i in range(1, 6)]
+    assert [i.text for i in parse_choice('{"most_telling": [5, 9, 5]}', shown)] == [
+        "Belief 5.",
+        "Belief 1.",
+        "Belief 2.",
+    ]
+    assert parse_choice("no", shown) == shown[:3]
+
+
+def test_a_composed_reflection_of_more_insights_than_it_keeps_asks_the_model_to_choose(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChat(default={"rating": 5})
+    chat.enqueue({"most_telling": [4]})
+    brain = make_brain(tmp_path, chat, importance_estimator="anchors", perception_retention=0)
+
+    async def scenario() -> tuple[list[MemoryRecord], list[str]]:
+        for agent_id, name in STATION.items():
+            await brain.upsert_agent("", agent_id, Persona(name), T0, Switches(reflection=False))
+        doings = ("welding a hull plate", "sorting medical supplies", "tuning the reactor")
+        for minutes in (0, 180):
+            seen = [
+                Observation(f"{n} is {d}") for n, d in zip(STATION.values(), doings, strict=True)
+            ]
+            seen.append(Observation("Dara Vex is reading a manual"))
+            await brain.perceive("", "dara", T0 + 60 * minutes, seen)
+        page = await brain.list_memories("", "dara")
+        found = composed_insights(page.memories, STATION, "Dara Vex")
+        return await brain.reflect("", "dara", T0 + 4 * 3600), [i.text for i in found]
+
+    stored, found = asyncio.run(scenario())
+    assert len(found) == 4
+    assert [m.description for m in stored] == [found[3], found[0], found[1]]
+    assert brain.usage.summary("default", "dara").calls_by_kind["reflection"] == 1

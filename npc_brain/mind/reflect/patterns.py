@@ -8,6 +8,12 @@ in the 25-agent day, each then a belief the agent answered from. What a reflecti
 generalises, code can count: who keeps doing the same thing, and who keeps talking with
 whom. The focal points are the people the recent memories are most about (their summed
 importance, the paper's salience); each insight cites the sightings it counts.
+
+Beyond counts, code proposes what no single memory says. A trait: a habit seen on two
+game days or more that nobody else shares ("Klaus Mueller is dedicated to working on his
+research paper."; eating breakfast, which others do too, stays a habit). Goals, causes
+and who keeps the agent up to date, from what people said (said.py). These come before
+the counts.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from dataclasses import dataclass
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
 from npc_brain.mind.prompts import progressive
 from npc_brain.mind.reflect.prompts import Insight
+from npc_brain.mind.reflect.said import said_insights
+from npc_brain.mind.talk.answers import key_terms
 
 # Sightings less than this far apart (game seconds) belong to one episode. A habit is
 # seen in two episodes or more ("often"), or in one that lasts LONG ("spends hours").
@@ -27,6 +35,7 @@ LONG = 2 * 3600.0
 MAX_EVIDENCE = 8
 TALKING = "talking with "
 PASSING = ("waiting", "sleeping")  # states, not pursuits worth a belief
+DAY = 86400.0
 
 
 @dataclass(frozen=True)
@@ -57,11 +66,18 @@ def sightings(memories: Sequence[MemoryRecord], names: Mapping[str, str]) -> lis
     return found
 
 
-def composed_insights(memories: Sequence[MemoryRecord], names: Mapping[str, str]) -> list[Insight]:
-    """The insights about the people the memories are most about: a habit
-    ("Wren Hale is often mending nets at Fish Market.") or a pair who keep
-    talking ("Bram Ashford and Wren Hale often talk with each other."), the weightiest
-    (the salience of the people in it, and its sightings' importance) first."""
+def composed_insights(
+    memories: Sequence[MemoryRecord],
+    names: Mapping[str, str],
+    me: str = "",
+    pronouns: Mapping[str, str] | None = None,
+) -> list[Insight]:
+    """The insights about the people the memories are most about: first what generalises
+    (a trait, a goal, a cause, who keeps `me` up to date), then the counts: a habit
+    ("Wren Hale is often mending nets at Fish Market.") or a pair who keep talking
+    ("Bram Ashford and Wren Hale often talk with each other."); within each, the
+    weightiest (the salience of the people in it, and its evidence's importance) first.
+    `names` maps agent ids to full names; `pronouns` full names to he, she or they."""
     seen = sightings(memories, names)
     people = set(names.values())
     salience: dict[str, float] = defaultdict(float)
@@ -77,19 +93,68 @@ def composed_insights(memories: Sequence[MemoryRecord], names: Mapping[str, str]
                 pairs[(a, b)].append(s)
         elif not s.doing.startswith(PASSING):
             habits[(s.who, s.doing)].append(s)
-    found = [
-        (_habit(who, doing, group), (who,), group) for (who, doing), group in habits.items()
-    ] + [(_company(a, b, group), (a, b), group) for (a, b), group in pairs.items()]
+    routine = _routine(list(habits), key_terms(" ".join(people)))
+    general: list[tuple[str, tuple[str, ...], Sequence[MemoryRecord]]] = [
+        (_trait(who, doing, group), (who,), [s.memory for s in group])
+        for (who, doing), group in habits.items()
+        if (who, doing) not in routine
+    ]
+    general += [
+        (said.insight.text, (said.who,), said.insight.evidence)
+        for said in said_insights(memories, names, me, pronouns)
+    ]
+    traits = {
+        (who, doing)
+        for (who, doing), group in habits.items()
+        if (who, doing) not in routine and _trait(who, doing, group)
+    }
+    counts = [
+        (_habit(who, doing, group), (who,), [s.memory for s in group])
+        for (who, doing), group in habits.items()
+        if (who, doing) not in traits
+    ] + [
+        (_company(a, b, group), (a, b), [s.memory for s in group])
+        for (a, b), group in pairs.items()
+    ]
+    return _weighed(general, salience) + _weighed(counts, salience)
+
+
+def _weighed(
+    found: Sequence[tuple[str, tuple[str, ...], Sequence[MemoryRecord]]],
+    salience: Mapping[str, float],
+) -> list[Insight]:
+    """The insights with a text, the weightiest first, each citing its last evidence."""
     weighed = [
         (
-            sum(salience[p] for p in focus) + sum(s.memory.importance for s in group),
-            Insight(text, tuple(s.memory for s in group[-MAX_EVIDENCE:])),
+            sum(salience.get(p, 0.0) for p in focus) + sum(m.importance for m in group),
+            Insight(text, tuple(group[-MAX_EVIDENCE:])),
         )
         for text, focus, group in found
         if text
     ]
     weighed.sort(key=lambda pair: -pair[0])
     return [insight for _, insight in weighed]
+
+
+def _routine(habits: Sequence[tuple[str, str]], names: set[str]) -> set[tuple[str, str]]:
+    """The habits someone else shares: half of their content words (besides names) or
+    more are in another person's doing ("eating breakfast", "having breakfast")."""
+    terms = {habit: key_terms(habit[1]) - names for habit in habits}
+    return {
+        (who, doing)
+        for (who, doing), mine in terms.items()
+        if not mine
+        or any(
+            other != who and 2 * len(mine & theirs) >= len(mine)
+            for (other, _), theirs in terms.items()
+        )
+    }
+
+
+def _trait(who: str, doing: str, group: Sequence[Sighting]) -> str:
+    """A habit seen on two game days or more, as a trait."""
+    days = {int(s.memory.created // DAY) for s in group}
+    return f"{who} is dedicated to {doing}." if len(days) >= 2 else ""
 
 
 def _read(memory: MemoryRecord, names: Mapping[str, str]) -> tuple[str, str] | None:

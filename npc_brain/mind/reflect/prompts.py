@@ -137,3 +137,58 @@ def parse_insights(text: str, evidence: Sequence[MemoryRecord]) -> list[Insight]
         if item["insight"].strip() and chosen:
             insights.append(Insight(item["insight"].strip(), chosen))
     return insights
+
+
+CANDIDATES = 8  # code's insights the model chooses among
+
+
+def choice_schema(count: int) -> dict[str, object]:
+    numbers = {"enum": list(range(1, count + 1))}
+    return {
+        "type": "object",
+        "properties": {
+            "most_telling": {
+                "type": "array",
+                "items": numbers,
+                "minItems": 1,
+                "maxItems": MAX_INSIGHTS,
+            }
+        },
+        "required": ["most_telling"],
+    }
+
+
+def chosen_insights(
+    chat: ChatModel, persona: Persona, candidates: Sequence[Insight]
+) -> tuple[list[Insight], Completion]:
+    """The MAX_INSIGHTS insights to keep among those code found (at most CANDIDATES):
+    the model's choice, by numbers constrained to the candidates', first; then the
+    others in code's order."""
+    shown = list(candidates[:CANDIDATES])
+    listed = "\n".join(f"{i}. {insight.text}" for i, insight in enumerate(shown, start=1))
+    messages = [
+        Message("system", f"You help {persona.name} think about their life.\n{persona.describe()}"),
+        Message(
+            "user",
+            f"What {persona.name} has come to believe:\n{listed}\n\nWhich of these say the "
+            f"most about the people in {persona.name}'s life? Choose up to {MAX_INSIGHTS} "
+            f"numbers. Answer with JSON.",
+        ),
+    ]
+    completion = chat.complete(messages, max_tokens=30, schema=choice_schema(len(shown)))
+    return parse_choice(completion.text, shown), completion
+
+
+def parse_choice(text: str, shown: Sequence[Insight]) -> list[Insight]:
+    """The chosen insights first (numbers outside the list dropped, each once), then
+    the rest in their order, MAX_INSIGHTS in all; an odd answer keeps code's order."""
+    try:
+        numbers = json.loads(text)["most_telling"]
+    except (ValueError, KeyError, TypeError):
+        numbers = []
+    picked = [
+        shown[n - 1]
+        for n in (numbers if isinstance(numbers, list) else [])
+        if isinstance(n, int) and 1 <= n <= len(shown)
+    ]
+    return list(dict.fromkeys([*picked, *shown]))[:MAX_INSIGHTS]

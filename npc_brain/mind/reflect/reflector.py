@@ -3,7 +3,8 @@
 After new memories (Faculties.after_remember and every perception), an agent whose
 summed importance since its last reflection passes `reflection_threshold` reflects on a
 background task at the lowest priority; Reflect forces one now. With `reflections`
-composed (the default) code finds the insights in the recent memories (patterns.py); with
+composed (the default) code finds the insights in the recent memories (patterns.py,
+said.py) and, when there are more than it keeps, the model chooses among them; with
 model the model asks the paper's questions and infers them. Insights are stored as
 REFLECTION memories citing their evidence, with depth 1 + the deepest evidence, each
 belief once.
@@ -15,7 +16,13 @@ from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.reflect.patterns import composed_insights
-from npc_brain.mind.reflect.prompts import MAX_INSIGHTS, Insight, insights_for, salient_questions
+from npc_brain.mind.reflect.prompts import (
+    MAX_INSIGHTS,
+    Insight,
+    chosen_insights,
+    insights_for,
+    salient_questions,
+)
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -47,14 +54,31 @@ class Reflector:
         stream = world.stream(agent.agent_id)
         recent = stream.recent(RECENT_MEMORIES)
         if self._f.settings.reflections == "composed":
-            found = composed_insights(recent, world.names())
-            new = [i for i in found if not stream.ever_held(i.text)][:MAX_INSIGHTS]
-            stored = await self._store(world, agent, new, game_time, [])
+            stored = await self._compose(world, agent, game_time, recent)
         else:
             stored = await self._infer(world, agent, game_time, recent)
         if not stored:  # stored insights reset the trigger themselves
             stream.reflected()
         return stored
+
+    async def _compose(
+        self, world: World, agent: AgentRecord, game_time: GameTime, recent: list[MemoryRecord]
+    ) -> list[MemoryRecord]:
+        """Code's insights (patterns.py); when there are more new ones than MAX_INSIGHTS,
+        the model chooses which to keep by a constrained choice."""
+        found = composed_insights(recent, world.names(), agent.persona.name, world.pronouns())
+        stream = world.stream(agent.agent_id)
+        new = [i for i in found if not stream.ever_held(i.text)]
+        if len(new) > MAX_INSIGHTS:
+            new = await self._f.think(
+                world,
+                agent,
+                "reflection",
+                Priority.REFLECTION,
+                lambda chat: chosen_insights(chat, agent.persona, new),
+                game_time=game_time,
+            )
+        return await self._store(world, agent, new, game_time, [])
 
     async def _infer(
         self, world: World, agent: AgentRecord, game_time: GameTime, recent: list[MemoryRecord]
