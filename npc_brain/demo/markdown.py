@@ -152,19 +152,20 @@ def render(report: dict[str, Any]) -> str:
     out += ["## Reflections", ""]
     if not report["reflections"]:
         out += ["No reflections were written.", ""]
-    out += _table(
-        ["time", "agent", "insight", "depth", "evidence"],
-        [
+    else:
+        out += _table(
+            ["time", "agent", "insight", "depth", "evidence"],
             [
-                _time(r["time"]),
-                who(r["agent"]),
-                r["description"],
-                r["depth"],
-                len(r["evidence_ids"]),
-            ]
-            for r in report["reflections"]
-        ],
-    )
+                [
+                    _time(r["time"]),
+                    who(r["agent"]),
+                    r["description"],
+                    r["depth"],
+                    len(r["evidence_ids"]),
+                ]
+                for r in report["reflections"]
+            ],
+        )
     out += ["", *_model_calls(calls, who), "", "## Wall clock", ""]
     out += _table(
         ["game hour until", "seconds"],

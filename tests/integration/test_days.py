@@ -49,12 +49,15 @@ def at(seconds: float) -> Timestamp:
     return Timestamp(seconds=int(seconds))
 
 
-def settled(stub: brain_pb2_grpc.BrainStub, agent_id: str, game_time: float) -> pb.Action:
+def settled(
+    stub: brain_pb2_grpc.BrainStub, agent_id: str, game_time: float, world_id: str = ""
+) -> pb.Action:
     """The agent's action at game_time once decided (a busy machine may need a while)."""
     for _ in range(10):
-        reply = stub.Act(
-            pb.ActRequest(agent_id=agent_id, game_time=at(game_time), max_wait_ms=60_000)
+        request = pb.ActRequest(
+            world_id=world_id, agent_id=agent_id, game_time=at(game_time), max_wait_ms=60_000
         )
+        reply = stub.Act(request)
         if not reply.pending:
             return reply.action
     raise AssertionError(f"no action decided for {agent_id} in 10 minutes")

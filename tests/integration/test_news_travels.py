@@ -25,10 +25,15 @@ import pytest
 from npc_brain.demo.cast import load_cast
 from npc_brain.demo.town import load_town
 from npc_brain.mind.talk.misfit import Cast, foreign, wrong_part
+from npc_brain.v1 import brain_pb2 as pb
+from tests.integration.server_process import ServerProcess
+from tests.integration.test_days import settled
 
 pytestmark = pytest.mark.integration
 HOURS = 1
 SEED = 7
+WORLD = "smallville"  # the demo's world id
+PARTY = 1_676_394_000  # February 14, 2023, 17:00 UTC
 
 
 def demo(out: Path) -> dict[str, Any]:
@@ -42,8 +47,38 @@ def demo(out: Path) -> dict[str, Any]:
     return report
 
 
-def test_the_party_reaches_another_agent_who_knows_it_by_interview(tmp_path: Path) -> None:
-    check(demo(tmp_path))
+def test_the_party_reaches_another_agent_who_knows_it_by_interview_and_the_invited_go(
+    tmp_path: Path,
+) -> None:
+    report = demo(tmp_path)
+    check(report)
+    kept_next_day(report, tmp_path / "data")
+
+
+def kept_next_day(report: dict[str, Any], data: Path) -> None:
+    """The paper's coordination in miniature: whoever said yes to the party on day one
+    (in the agents' own conversation) holds it in the next day's plan at its hour, and
+    is at its place then, on the same world reopened by a server."""
+    accepted = {
+        line["speaker"]
+        for talk in report["conversations"]
+        for line in talk["lines"]
+        if line["text"].startswith("I'd love to come to the") and "party" in line["text"]
+    }
+    assert accepted, "nobody accepted the invitation on day one"
+    server = ServerProcess(data)
+    try:
+        for agent_id in sorted(accepted):
+            action = settled(server.stub, agent_id, PARTY + 15 * 60, WORLD)
+            plans = server.stub.ListMemories(
+                pb.ListMemoriesRequest(world_id=WORLD, agent_id=agent_id, kinds=[pb.PLAN])
+            )
+            plan = plans.memories[-1].description
+            print(agent_id, "|", plan, "|", action.description, "@", action.address)
+            assert "17:00 go to the Valentine's Day party at Hobbs Cafe" in plan
+            assert action.address.startswith("the Ville:Hobbs Cafe")
+    finally:
+        server.stop()
 
 
 def check(report: dict[str, Any]) -> None:

@@ -237,3 +237,23 @@ def test_a_question_asks_about_the_npc_itself_when_its_subject_is_you(
     line: str, asks_the_npc: bool
 ) -> None:
     assert to_you(line) is asks_the_npc
+
+
+def test_an_opinion_of_a_person_says_what_the_npc_concluded_about_them(tmp_path: Path) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    _, hearsay = said(brain, "thornbury", "ana", "What do you think of Tomas?")
+    assert hearsay.act == "opinion"
+    assert hearsay.text == (
+        "I don't know Tomas well yet. Tomas Reyes told me that he is selling his boat."
+    )
+    asyncio.run(
+        brain.add_memory(
+            "thornbury",
+            "ana",
+            NOW - HOUR,
+            MemoryKind.REFLECTION,
+            Observation("Tomas Reyes keeps telling people he's selling his boat."),
+        )
+    )
+    _, concluded = said(brain, "thornbury", "ana", "What do you think of Tomas?")
+    assert concluded.text == "I think Tomas Reyes keeps telling people he's selling his boat."

@@ -212,7 +212,9 @@ def _habit(who: str, doing: str, group: Sequence[Sighting]) -> str:
     else:
         return ""
     places = Counter(s.place for s in group if s.place).most_common(1)
-    where = f" at {places[0][0]}" if places and not _placed(doing) else ""
+    place = places[0][0] if places else ""
+    place = place if place[:1].isupper() else f"the {place}"  # "the harbour", "Hobbs Cafe"
+    where = f" at {place}" if places and not _placed(doing) else ""
     return f"{who} {how}{where}."
 
 

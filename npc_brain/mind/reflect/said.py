@@ -14,6 +14,7 @@ lines with no gap of CONVERSATION_GAP game seconds.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,8 +23,9 @@ from npc_brain.memory.commitments import event_activity
 from npc_brain.memory.records import MemoryKind, MemoryRecord
 from npc_brain.mind.reflect.prompts import Insight
 from npc_brain.mind.talk.answers import key_terms, said_line, ungreeted
-from npc_brain.mind.talk.realise import reported, sentences
+from npc_brain.mind.talk.realise import PERSONAL, reported, sentences
 
+_CLAUSE_BREAK = re.compile(r",\s+|\s+(?:and|but|so|that)\s+")
 CONVERSATION_GAP = 1800.0
 TOPIC_TERMS = 3
 MAX_EVIDENCE = 8
@@ -113,20 +115,28 @@ def _goals(speaker: str, own: Sequence[Line]) -> list[Said]:
 
 
 def _causes(speaker: str, own: Sequence[Line], people: set[str], pronoun: str) -> list[Said]:
-    """The news the speaker told two listeners or more: its sentence that shares the most
-    content words with the others' lines, reported."""
+    """The news the speaker told two listeners or more: of its sentences, the one that
+    shares TOPIC_TERMS content words with the most others (the shortest of those),
+    reported. Passed-on lines ('Bram told me: "..."') tell another's news, not a cause."""
     names = key_terms(" ".join(people))
     told = [(line, s, key_terms(s) - names) for line in own for s in sentences(line.words)]
     told = [t for t in told if len(t[2]) >= TOPIC_TERMS and not t[1].endswith("?")]
-    best: tuple[int, str, list[Line]] | None = None
+    told = [t for t in told if '"' not in t[1]]  # passing on what another said is no cause
+    best: tuple[tuple[int, int], str, list[Line]] | None = None
     for _, text, terms in told:
         group = [other for other, _, more in told if len(terms & more) >= TOPIC_TERMS]
         listeners = {other.listener for other in group}
-        if len(listeners) >= 2 and (best is None or len(group) > best[0]):
-            best = (len(group), text, list(dict.fromkeys(group)))
+        rank = (len(group), -len(terms))  # the most told, in its fewest words
+        if len(listeners) >= 2 and (best is None or rank > best[0]):
+            best = (rank, text, list(dict.fromkeys(group)))
     if best is None:
         return []
-    text = reported(speaker, best[1], "people", pronoun)
+    text = reported(
+        speaker,
+        _core_clause(best[1], [t for line, _, t in told if line in best[2]]),
+        "people",
+        pronoun,
+    )
     told_people = f"{speaker} told people "
     if not text.startswith(told_people):  # a question or a line the reporter cannot turn
         return []
@@ -137,6 +147,21 @@ def _causes(speaker: str, own: Sequence[Line], people: set[str], pronoun: str) -
             _cited(f"{speaker} keeps telling people " + text[len(told_people) :], best[2]),
         )
     ]
+
+
+def _core_clause(text: str, told: Sequence[set[str]]) -> str:
+    """The shortest clause of `text` that opens with a person ("I'm running for mayor",
+    not "I'm Sam and I'm here to tell you that ...") and holds TOPIC_TERMS of the words
+    the lines share; else the whole text."""
+    core = {term for term in set().union(*told) if sum(term in t for t in told) >= 2}
+    clauses = [c.strip() for c in _CLAUSE_BREAK.split(text)]
+    fit = [
+        c
+        for c in clauses
+        if c.split(" ", 1)[0].split("'", 1)[0].lower() in PERSONAL
+        and len(key_terms(c) & core) >= TOPIC_TERMS
+    ]
+    return min(fit, key=len) if fit else text
 
 
 def _informant(speaker: str, me: str, to_me: Sequence[Line]) -> list[Said]:

@@ -27,6 +27,7 @@ from npc_brain.mind.talk.scene import (
     doing_now,
     dont_know,
     has_plan,
+    lowered,
     own,
     persona_said,
     place_name,
@@ -68,8 +69,7 @@ async def _fact(scene: Scene) -> Answer:
 
 async def _opinion(scene: Scene) -> Answer:
     if scene.heard.people:
-        answer = await _about_people(scene)
-        return Answer(answer.sentences, answer.grounds, answered=answer.answered)
+        return await _opinion_of(scene)
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
     for address in scene.heard.places:  # what it knows of the place asked about
         name = place_name(address).removeprefix("the ")
@@ -232,6 +232,29 @@ ASKS_FOR = {
 
 
 WHO = ("name", "identity", "traits")  # persona sentences that answer "who are you?"
+
+
+async def _opinion_of(scene: Scene) -> Answer:
+    """What the NPC thinks of the person asked about: what it concluded about them (a
+    reflection: "I think Kofi Osei keeps me up to date."), else its view of them (the
+    relationship), else what it knows of them, as from someone who does not know them
+    well."""
+    named = scene.heard.people[0]
+    name = scene.people[named]
+    first = name.split()[0]
+    recalled = await scene.recall(f"{name} {scene.heard.text}", CANDIDATES, kinds=list(CONCLUSIONS))
+    concluded = [m for m in recalled if first.lower() in m.description.lower()]
+    if concluded:
+        said = lowered(scene.say(concluded[0]))
+        return Answer((sentence(f"I think {said}"),), tuple(scene.grounds), answered=True)
+    if view := relationship(scene.world, scene.agent.agent_id, named):
+        return Answer((first_person(view, scene.me, scene.speaker),), (view,), answered=True)
+    known = await _about_people(scene)
+    if not known.answered:
+        return known
+    return Answer(
+        (f"I don't know {first} well yet.", *known.sentences), known.grounds, answered=True
+    )
 
 
 async def _about_people(scene: Scene) -> Answer:

@@ -97,7 +97,7 @@ class Scene:
         teller = self.people.get(memory.source.agent_id, "")
         told = memory.source.kind in (SourceKind.HEARD, SourceKind.TOLD)
         if told and teller and said_line(text) is None and teller not in text:
-            return sentence(f"{teller} told me that {_lowered(text)}")
+            return sentence(f"{teller} told me that {lowered(text)}")
         if line := said_line(text):  # the greeting in it was for its listener only
             speaker, listener, words = line[0], line[1], ungreeted(line[2])
             if listener == self.me and speaker != self.me:
@@ -258,7 +258,7 @@ def dont_know(scene: Scene) -> str:
     return sentence(f"I'm afraid I don't know anything about {named[0] if named else 'that'}")
 
 
-def _lowered(text: str) -> str:
+def lowered(text: str) -> str:
     """A sentence to follow "that": its first letter lowercase when its first word is an
     English word (not "I", not a name)."""
     first = text.split(" ", 1)[0]
