@@ -49,8 +49,9 @@ class Event:
 @dataclass(frozen=True)
 class Seed:
     """News one agent starts with; a memory mentions it when it holds a key phrase. At
-    the end every agent is asked `question`, and its answer judged against `facts`: for
-    each of FACTS the phrases that state it rightly (none: not judged on it)."""
+    the end every agent is asked `question` and each of `also_asked` (the same in other
+    words), and its answers judged against `facts`: for each of FACTS the phrases that
+    state it rightly (none: not judged on it)."""
 
     seed_id: str
     title: str
@@ -60,6 +61,12 @@ class Seed:
     question: str = ""
     facts: tuple[tuple[str, tuple[str, ...]], ...] = ()
     event: Event | None = None  # where and when the news says something will happen
+    also_asked: tuple[str, ...] = ()
+
+    @property
+    def questions(self) -> tuple[str, ...]:
+        """Every wording the seed is asked in, `question` first."""
+        return (self.question, *self.also_asked) if self.question else ()
 
     def mentioned_in(self, text: str) -> bool:
         lowered = text.lower()
@@ -110,6 +117,7 @@ def parse_cast(table: object, source: str, town: Town) -> Cast:
             entry.text("question"),
             tuple((name, phrases) for name in FACTS if (phrases := entry.texts(name))),
             _event(entry, addresses),
+            entry.texts("also_asked"),
         )
         entry.done()
         if seed.holder not in ids:
@@ -118,7 +126,7 @@ def parse_cast(table: object, source: str, town: Town) -> Cast:
             raise entry.error("id", f"{seed.seed_id!r} is already the id of another seed")
         if not seed.mentioned_in(seed.memory):
             raise entry.error("key_phrases", "none of them occurs in the seed's own memory")
-        if seed.facts and not seed.question:
+        if (seed.facts or seed.also_asked) and not seed.question:
             raise entry.error("question", "is needed to judge the facts by interview")
         seeds.append(seed)
     fields.done()

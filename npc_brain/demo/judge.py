@@ -94,8 +94,10 @@ def judge(
     places: Sequence[str],
     speaker: str = "",
     set_aside: tuple[str, ...] = (),
+    question: str = "",
 ) -> Verdict:
-    """The verdict on `answer` to `seed.question`; `people`: agent id -> name (the
+    """The verdict on `answer` to `question` (default: `seed.question`), whose words
+    state nothing; `people`: agent id -> name (the
     others), `places`: the town's place names, `speaker`: the answering agent's name (a
     host speaking of itself says "I" or "my"); `set_aside`: the tellers and listeners of
     the lines the answer passes on, taken out of `people`: named, they are no host,
@@ -106,19 +108,21 @@ def judge(
             rest = {a: n for a, n in people.items() if n not in (teller, origin)}
             words = retold.group(3) + retold.group(4)
             named = (*set_aside, speaker, teller, origin)  # the answerer is named too
-            return judge(words, seed, rest, places, origin, named)
+            return judge(words, seed, rest, places, origin, named, question)
     if (told := _TOLD.match(answer.strip())) and (listener := _who(told.group(1), people)):
         origin = _who(told.group(2), people) if told.group(2) else ""
         rest = {a: n for a, n in people.items() if n not in (listener, origin)}
         words = told.group(3) + told.group(4)
         if origin:  # 'I told Mei that Isabella said: "..."': Isabella's words
-            return judge(words, seed, rest, places, origin, (*set_aside, listener, origin))
-        verdict = judge(words, seed, rest, places, speaker, (*set_aside, listener))
+            return judge(
+                words, seed, rest, places, origin, (*set_aside, listener, origin), question
+            )
+        verdict = judge(words, seed, rest, places, speaker, (*set_aside, listener), question)
         if _YOU_HOST.search(told.group(3)) and (verdict.claims or seed.mentioned_in(words)):
             return _hosted_by(listener, seed, verdict)  # "you're running for mayor"
         return verdict
     text = _SOURCE.sub("", answer)
-    asked = seed.question.lower()
+    asked = (question or seed.question).lower()
     right, wrong, stated = [], [], 0
     for name, phrases in seed.facts:
         said = any(_has(text, p) and p.lower() not in asked for p in phrases)

@@ -196,6 +196,12 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _answers(row: dict[str, Any]) -> str:
+    """An agent's answers to a seed's wordings, numbered when there are several."""
+    said = [row["answer"], *(also["answer"] for also in row.get("also", []))]
+    return said[0] if len(said) == 1 else " ".join(f"({i}) {a}" for i, a in enumerate(said, 1))
+
+
 def _interviews(report: dict[str, Any], who: Callable[[str], str]) -> list[str]:
     """Each seed's interview: every answer, its verdict and how the claim reached the
     agent; then the false claims."""
@@ -205,14 +211,19 @@ def _interviews(report: dict[str, Any], who: Callable[[str], str]) -> list[str]:
         out += [
             f"### {seed['title']}: {asked['count']} of {asked['of']} know it",
             "",
-            f"Asked: *{_cell(asked['question'] or '(no question)')}*",
+            "Asked: "
+            + " · ".join(
+                f"*{_cell(q)}*" for q in [asked["question"], *asked.get("also_asked", [])] if q
+            )
+            if asked["question"]
+            else "Asked: *(no question)*",
             "",
             *_table(
                 ["agent", "answer", "knows", "right", "wrong", "chain", "confidence"],
                 [
                     [
                         who(a["agent"]),
-                        a["answer"],
+                        _answers(a),
                         "yes" if a["knows"] else "no",
                         ", ".join(a["right"]) or "-",
                         ", ".join(a["wrong"]) or "-",

@@ -32,10 +32,12 @@ DIFFUSION_DEFINITION = (
     "created, and `memory` is that record."
 )
 INTERVIEW_DEFINITION = (
-    "As the paper measured it: at the end every agent is asked the seed's question in "
-    "interview mode (Converse with interview=true: nothing is stored). It knows the seed "
-    "when its answer states one of the seed's facts (host, place, date) rightly and none "
-    "wrongly (demo/judge.py). `chain` is how the seed's claim reached it (WhoKnows: agent "
+    "As the paper measured it: at the end every agent is asked the seed's question, and "
+    "the same in other words (the seed's `also_asked`), in interview mode (Converse with "
+    "interview=true: nothing is stored). It knows the seed when one of its answers states "
+    "one of the seed's facts (host, place, date) rightly and none wrongly "
+    "(demo/judge.py); a false statement in any answer counts as a false claim. `chain` "
+    "is how the seed's claim reached it (WhoKnows: agent "
     "ids, the first holder first), empty when it holds no claim of the seed."
 )
 HALLUCINATION_DEFINITION = (
@@ -200,18 +202,23 @@ def diffusion_section(record: Record, cast: Cast, places: Sequence[str] = ()) ->
 
 
 def _interview(record: Record, cast: Cast, seed: Seed, places: Sequence[str]) -> dict[str, Any]:
-    """The seed's interview: each answer with its verdict, and the knowers' chains."""
+    """The seed's interview: each agent's answers with their verdict (it knows when any
+    answer does), and the knowers' chains."""
     held = {h.agent_id: h for h in record.holders.get(seed.seed_id, [])}
+    by_agent: dict[str, list[tuple[str, str, Verdict]]] = {}
+    for agent_id, question, answer, verdict in _verdicts(record, cast, seed, places):
+        by_agent.setdefault(agent_id, []).append((question, answer, verdict))
     answers = []
-    for agent_id, answer, verdict in _verdicts(record, cast, seed, places):
+    for agent_id, said in by_agent.items():
         holder = held.get(agent_id)
         answers.append(
             {
                 "agent": agent_id,
-                "answer": answer,
-                "knows": verdict.knows,
-                "right": list(verdict.right),
-                "wrong": list(verdict.wrong),
+                "answer": said[0][1],
+                "knows": any(v.knows for _, _, v in said),
+                "right": list(dict.fromkeys(fact for _, _, v in said for fact in v.right)),
+                "wrong": list(dict.fromkeys(fact for _, _, v in said for fact in v.wrong)),
+                "also": [{"question": q, "answer": a, "knows": v.knows} for q, a, v in said[1:]],
                 "heard_from": holder.heard_from if holder else "",
                 "hops": holder.hops if holder else None,
                 "confidence": holder.confidence if holder else None,
@@ -220,6 +227,7 @@ def _interview(record: Record, cast: Cast, seed: Seed, places: Sequence[str]) ->
         )
     return {
         "question": seed.question,
+        "also_asked": list(seed.also_asked),
         "count": sum(a["knows"] for a in answers),
         "of": len(answers),
         "knowers": [a["agent"] for a in answers if a["knows"]],
@@ -229,15 +237,20 @@ def _interview(record: Record, cast: Cast, seed: Seed, places: Sequence[str]) ->
 
 def _verdicts(
     record: Record, cast: Cast, seed: Seed, places: Sequence[str]
-) -> list[tuple[str, str, Verdict]]:
-    """Each interviewed agent's answer to the seed and its verdict (the agent's own name
-    is not another host it names; a host says "I")."""
+) -> list[tuple[str, str, str, Verdict]]:
+    """Each interviewed agent's answers to the seed's questions, each with its question
+    and verdict (the agent's own name is not another host it names; a host says "I")."""
     names = {m.agent_id: m.name for m in cast.members}
+    # a checkpoint written before `rephrased` was recorded has none
+    rephrased = getattr(record, "rephrased", {}).get(seed.seed_id, {})
     found = []
     for agent_id, answer in record.interviews.get(seed.seed_id, {}).items():
         others = {a: n for a, n in names.items() if a != agent_id}
-        verdict = judge(answer, seed, others, places, names.get(agent_id, ""))
-        found.append((agent_id, answer, verdict))
+        questions = seed.questions or ("",)
+        asked = zip(questions, [answer, *rephrased.get(agent_id, [])], strict=False)
+        for question, said in asked:
+            verdict = judge(said, seed, others, places, names.get(agent_id, ""), (), question)
+            found.append((agent_id, question, said, verdict))
     return found
 
 
@@ -249,7 +262,7 @@ def hallucinations_section(
     cases = []
     for seed in cast.seeds:
         held = {h.agent_id for h in record.holders.get(seed.seed_id, [])}
-        for agent_id, answer, verdict in _verdicts(record, cast, seed, places):
+        for agent_id, _, answer, verdict in _verdicts(record, cast, seed, places):
             answers += 1
             claiming += verdict.claims
             why = [f"wrong {fact}" for fact in verdict.wrong]

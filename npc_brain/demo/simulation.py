@@ -97,6 +97,8 @@ class Record:
     steps: list[Step] = field(default_factory=list)
     # at the end: each seed's question answered by each agent (seed id -> agent -> answer)
     interviews: dict[str, dict[str, str]] = field(default_factory=dict)
+    # at the end: the answers to each seed's `also_asked` (seed id -> agent -> answers)
+    rephrased: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     # at the end: who holds each seed's claims (WhoKnows), nearest the origin first
     holders: dict[str, list[Holder]] = field(default_factory=dict)
     # at the end: each agent's views of the others (GetAgent)
@@ -258,10 +260,10 @@ class Simulation:
         self._usage_base = {a: usage_minus(used, now[a]) for a, used in last.items() if a in now}
 
     def _interview(self) -> None:
-        """Asks every agent each seed's question in interview mode (nothing is stored),
+        """Asks every agent each seed's questions in interview mode (nothing is stored),
         as the paper measured diffusion; reads who holds each seed's claims and what
         each agent thinks of the others."""
-        world, end = self._plan.world_id, stamp(self._plan.end)
+        world = self._plan.world_id
         asked = [s for s in self._cast.seeds if s.question]
         if asked:
             self._console.note(
@@ -269,17 +271,10 @@ class Simulation:
             )
         for seed in self._cast.seeds:
             answers = self.record.interviews.setdefault(seed.seed_id, {})
+            rephrased = self.record.rephrased.setdefault(seed.seed_id, {})
             for member in self._cast.members if seed.question else ():
-                request = pb.ConverseRequest(
-                    world_id=world,
-                    agent_id=member.agent_id,
-                    game_time=end,
-                    speaker_id=INTERVIEWER,
-                    utterance=seed.question,
-                    interview=True,
-                )
-                events = self._stub.Converse(request)
-                answers[member.agent_id] = next(e.final.text for e in events if e.HasField("final"))
+                said = [self._ask(member.agent_id, question) for question in seed.questions]
+                answers[member.agent_id], rephrased[member.agent_id] = said[0], said[1:]
             found = self._stub.WhoKnows(pb.WhoKnowsRequest(world_id=world, query=seed.memory))
             self.record.holders[seed.seed_id] = holders_of(
                 [c for c in found.claims if seed.mentioned_in(c.text)]
@@ -291,6 +286,20 @@ class Simulation:
             self.record.relationships[member.agent_id] = [
                 Bond(r.other_agent_id, r.summary, r.conversations) for r in agent.relationships
             ]
+
+    def _ask(self, agent_id: str, question: str) -> str:
+        """The agent's answer to the interviewer's question at the run's end."""
+        request = pb.ConverseRequest(
+            world_id=self._plan.world_id,
+            agent_id=agent_id,
+            game_time=stamp(self._plan.end),
+            speaker_id=INTERVIEWER,
+            utterance=question,
+            interview=True,
+        )
+        events = self._stub.Converse(request)
+        answer: str = next(e.final.text for e in events if e.HasField("final"))
+        return answer
 
     def _tick(self, game_time: float) -> None:
         items = [self._agent_tick(m) for m in self._cast.members]

@@ -12,6 +12,7 @@ import pytest
 
 from npc_brain.demo import charts
 from npc_brain.demo.cast import Cast, CastMember, Seed
+from npc_brain.demo.markdown import render
 from npc_brain.demo.memories import Bond, Holder, MemoryView
 from npc_brain.demo.report import RunInfo, build
 from npc_brain.demo.simulation import ActionEvent, Plan, Record, Usage
@@ -292,3 +293,28 @@ def test_network_charts_of_any_size_are_drawn(agents: int, tmp_path: Path) -> No
     pairs = [(f"a{i}", f"a{i + 1}") for i in range(agents - 1)]
     _, svg = charts.save(charts.network(names, pairs), tmp_path, "network")
     assert {f"Agent {i}" for i in range(agents)} <= _texts(svg)
+
+
+def test_a_seed_asked_in_three_wordings_is_known_by_any_answer_and_false_by_any() -> None:
+    cast = Cast(
+        CAST.members,
+        (replace(CAST.seeds[0], also_asked=("Anything on at the cafe?", "Busy on the 14th?")),),
+    )
+    unsure = "I'm not sure what you mean."
+    later = "Isabella's Valentine party is at Hobbs Cafe."
+    wrong = "Isabella's Valentine party is at the Town Hall."
+    rephrased = {"party": {"isabella": [unsure, unsure], "maria": [later, wrong]}}
+    asked = replace(
+        record(), interviews={"party": {"isabella": ANSWERS["isabella"], "maria": unsure}}
+    )
+    asked.rephrased.update(rephrased)
+    report = build(asked, cast, RunInfo(7, "m", "v", places=PLACES))
+    interview = report["diffusion"]["seeds"]["party"]["interview"]
+    assert interview["also_asked"] == ["Anything on at the cafe?", "Busy on the 14th?"]
+    assert interview["knowers"] == ["isabella", "maria"]  # Maria, in the second wording
+    maria = interview["answers"][1]
+    assert [a["knows"] for a in maria["also"]] == [True, False]
+    false = report["hallucinations"]
+    assert (false["answers"], false["false"]) == (6, 1)  # her third answer's place
+    assert false["cases"][0]["answer"] == wrong
+    assert "(1) I'm not sure what you mean. (2) Isabella's Valentine party" in render(report)
