@@ -124,8 +124,11 @@ def judge(
     text = _SOURCE.sub("", answer)
     asked = (question or seed.question).lower()
     right, wrong, stated = [], [], 0
+    echoed = set()  # a right phrase the question said: no fact stated, and no wrong one
     for name, phrases in seed.facts:
         said = any(_has(text, p) and p.lower() not in asked for p in phrases)
+        if any(_has(text, p) and p.lower() in asked for p in phrases):
+            echoed.add(name)
         host_itself = name == "host" and any(_names(speaker, p) for p in phrases)
         if said or (host_itself and _FIRST.search(text) is not None):
             right.append(name)
@@ -133,7 +136,7 @@ def judge(
     if not (seed.mentioned_in(text) or stated > 1):
         return Verdict((), ())  # not about the seed: "I own Hobbs Cafe" knows no party
     for name, _ in seed.facts:
-        if name in right:
+        if name in right or name in echoed:
             continue
         if name == "host":
             others = [n for n in people.values() if _names(text, n) and not _guest(text, n)]

@@ -43,8 +43,8 @@ INTERVIEW_DEFINITION = (
 HALLUCINATION_DEFINITION = (
     "Of the interview answers that say something about a seed (a fact, right or wrong), "
     "the share that is false: a wrong host, place or date, or knowing the seed without "
-    "any record of it (no claim of the seed, and no memory mentioning it that someone "
-    "said, told or wrote to the agent, or that it saw)."
+    "any record of it (no claim of the seed, nothing of it in its persona, and no memory "
+    "mentioning it that someone said, told or wrote to the agent, or that it saw)."
 )
 RELATIONSHIP_DEFINITION = (
     "Each agent's view of each agent it talked with, rewritten after every conversation "
@@ -260,13 +260,15 @@ def hallucinations_section(
     """False claims among the interview answers that say something about a seed."""
     answers = claiming = 0
     cases = []
+    personas = {m.agent_id: f"{m.learned} {m.currently}" for m in cast.members}
     for seed in cast.seeds:
         held = {h.agent_id for h in record.holders.get(seed.seed_id, [])}
         for agent_id, _, answer, verdict in _verdicts(record, cast, seed, places):
             answers += 1
             claiming += verdict.claims
             why = [f"wrong {fact}" for fact in verdict.wrong]
-            if verdict.knows and not _has_record(record, seed, agent_id, held):
+            persona = personas.get(agent_id, "")
+            if verdict.knows and not _has_record(record, seed, agent_id, held, persona):
                 why.append("no record")
             if why:
                 cases.append(
@@ -282,11 +284,14 @@ def hallucinations_section(
     }
 
 
-def _has_record(record: Record, seed: Seed, agent_id: str, holders: set[str]) -> bool:
-    """Whether the agent holds the seed: its holder, a holder of its claim, or a memory
+def _has_record(
+    record: Record, seed: Seed, agent_id: str, holders: set[str], persona: str = ""
+) -> bool:
+    """Whether the agent holds the seed: its holder, a holder of its claim, its persona
+    (the game wrote it: "supporting Sam's campaign for mayor"), or a memory
     mentioning it that someone said, told or wrote to it, or that it saw ("Isabella
     Rodriguez is inviting people to the party"); not one it inferred itself."""
-    if agent_id == seed.holder or agent_id in holders:
+    if agent_id == seed.holder or agent_id in holders or seed.mentioned_in(persona):
         return True
     return any(
         seed.mentioned_in(m.description)

@@ -144,3 +144,10 @@ def test_a_teller_named_the_host_in_its_own_line_is_a_wrong_host() -> None:
     assert judge(heard, PARTY, PEOPLE, PLACES, "Eddy Lin").wrong == ("host",)
     named = "Eddy Lin told me: \"Hi John, it's Eddy Lin. There's a party at Hobbs Cafe.\""
     assert judge(named, PARTY, people, PLACES, "John Lin").wrong == ()  # named, not a host
+
+
+def test_a_fact_the_question_gave_away_is_neither_right_nor_wrong_in_that_wording() -> None:
+    answer = "She'll be hosting the party on February 14 at 5 pm at Hobbs Cafe."
+    verdict = judge(answer, PARTY, PEOPLE, PLACES, question="Anything on at Hobbs Cafe?")
+    assert "place" not in verdict.right and "place" not in verdict.wrong
+    assert verdict.knows  # by its date

@@ -318,3 +318,16 @@ def test_a_seed_asked_in_three_wordings_is_known_by_any_answer_and_false_by_any(
     assert (false["answers"], false["false"]) == (6, 1)  # her third answer's place
     assert false["cases"][0]["answer"] == wrong
     assert "(1) I'm not sure what you mean. (2) Isabella's Valentine party" in render(report)
+
+
+def test_a_seed_the_agents_own_persona_holds_is_no_false_claim() -> None:
+    right = "Isabella's Valentine party is at Hobbs Cafe."
+    unheard = replace(
+        record(),
+        streams={**record().streams, "maria": []},
+        holders={"party": []},
+        interviews={"party": {"isabella": ANSWERS["isabella"], "maria": right}},
+    )
+    told = replace(CAST.members[1], currently="helping with Isabella's Valentine party")
+    cast = Cast((CAST.members[0], told), CAST.seeds)
+    assert build(unheard, cast, RunInfo(7, "m", "v", places=PLACES))["hallucinations"]["false"] == 0

@@ -257,3 +257,23 @@ def test_an_opinion_of_a_person_says_what_the_npc_concluded_about_them(tmp_path:
     )
     _, concluded = said(brain, "thornbury", "ana", "What do you think of Tomas?")
     assert concluded.text == "I think Tomas Reyes keeps telling people he's selling his boat."
+
+
+def test_asked_about_a_day_ahead_the_npc_tells_what_it_agreed_to_do_then(tmp_path: Path) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    asyncio.run(
+        brain.add_memory(
+            "thornbury",
+            "bram",
+            NOW - HOUR,
+            MemoryKind.DIALOGUE,
+            Observation(
+                "Bram Holt said to Ana Costa: \"I'd love to come to the Harvest Feast at the"
+                ' Long Hall on Friday at 6 pm!"'
+            ),
+        )
+    )
+    _, friday = said(brain, "thornbury", "bram", "Are you going anywhere on Friday?")
+    assert friday.text == "On Friday, May 16 at 6 pm I'll go to the Harvest Feast at the Long Hall."
+    _, thursday = said(brain, "thornbury", "bram", "What will you do on Thursday?")
+    assert "Harvest Feast" not in thursday.text and "12:30 am" not in thursday.text

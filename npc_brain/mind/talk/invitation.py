@@ -43,10 +43,10 @@ def reply(world: World, agent_id: str, invited: Commitment) -> str:
     event = invited.activity.removeprefix("go to the ")
     if clash is not None:
         return f"I'm sorry, I can't come to the {event}: I'll {clash.activity} then."
-    return f"I'd love to come to the {event} on {_when(invited.start)}!"
+    return f"I'd love to come to the {event} on {said_when(invited.start)}!"
 
 
-def _when(moment: GameTime) -> str:
+def said_when(moment: GameTime) -> str:
     """ "Tuesday, February 14 at 5 pm"."""
     at = dt.datetime.fromtimestamp(moment, dt.UTC)
     hour = at.hour % 12 or 12

@@ -9,11 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 from lemminflect import getAllLemmas
 
-from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
+from npc_brain.memory.commitments import Commitment
+from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.when import DAY, past_tense, perfect
+from npc_brain.memory.when import DAY, Window, past_tense, perfect
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
+from npc_brain.mind.talk.invitation import said_when
 from npc_brain.mind.talk.realise import described, first_person, sentence
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.roles import role_likeness
@@ -301,10 +303,13 @@ async def _plans(scene: Scene) -> Answer:
     found = ([m for m in bearing if own(m, scene)] if asked_me else []) or bearing
     if not found and asked_me:  # asked its plans: the plans it made
         found = [m for m in recalled if m.kind == MemoryKind.PLAN and own(m, scene)]
+    if when is not None and asked_me and (booked := _booked(scene, when.start, when.end)):
+        said = tuple(sentence(f"On {said_when(c.start)} I'll {c.activity}") for c in booked)
+        return Answer(said, said, answered=True)  # what it agreed to do then
     # what it knows of others' plans; its own, from today's plan when it has one
     if found and (when is None or not has_plan(scene) or not asked_me):
         return await _answered(scene, found)
-    plan = planned(scene, when.start + HALF_HOUR if when else scene.now)
+    plan = planned(scene, _moment_in(when) if when else scene.now)
     if plan:
         return Answer((plan,), (plan,), answered=True)
     routine = persona_said(scene).get("routine") or persona_said(scene).get("doing")
@@ -316,6 +321,21 @@ async def _plans(scene: Scene) -> Answer:
 
 
 HALF_HOUR = 1800.0
+MOST_BOOKED = 2  # commitments told for one window
+
+
+def _booked(scene: Scene, start: GameTime, end: GameTime) -> list[Commitment]:
+    """The commitments the NPC's memories made in [start, end) (memory/commitments.py)."""
+    found = scene.world.store.commitments(scene.agent.agent_id, start, end)
+    return list({c.activity: c for _, c in found}.values())[:MOST_BOOKED]
+
+
+def _moment_in(when: Window) -> GameTime:
+    """The moment of a window the plan is read at: its first half hour, or midday of a
+    day or longer ("on Saturday": not 12:30 am, asleep)."""
+    if when.end - when.start > 6 * 3600:
+        return when.start + 12 * 3600 + HALF_HOUR
+    return when.start + HALF_HOUR
 
 
 async def _memories(scene: Scene) -> Answer:
