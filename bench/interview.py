@@ -16,7 +16,8 @@ its section 6.1: no reflection; no reflection and no planning; no memory, reflec
 planning. A reflections question is judged by the agent's reflection (words its persona
 does not hold): drawing on the persona alone is what an agent without reflections does.
 Time to first token is the median over the questions, grounded against the baseline. One
-table per town.
+table per town, and the conditions ranked by TrueSkill (mu, sigma), each question a match
+among them, as the paper ranked its conditions.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import trueskill
 
 from npc_brain.action import Line
 from npc_brain.brain import Brain
@@ -394,12 +397,14 @@ def run(condition: str, town: Town, chat: ChatModel, embedder: Embedder, seed: i
 def table(
     name: str, conditions: list[str], chat: ChatModel, embedder: Embedder, seed: int, show: bool
 ) -> None:
-    """One town's table: a row per condition (with every answer first, if show)."""
+    """One town's table: a row per condition (with every answer first, if show), then
+    the conditions ranked by TrueSkill."""
     print(f"town: {name}")
     print("| condition | " + " | ".join(CATEGORIES) + " | all | degenerate | first token p50 |")
     print("|---" * (len(CATEGORIES) + 4) + "|", flush=True)
+    results: dict[str, list[Answer]] = {}
     for condition in conditions:
-        answers = run(condition, TOWNS[name], chat, embedder, seed)
+        answers = results[condition] = run(condition, TOWNS[name], chat, embedder, seed)
         if show:
             for a in answers:
                 mark = "ok " if a.believable else "-- "
@@ -417,6 +422,27 @@ def table(
             + f" | {100 * total / len(answers):.0f}% | {bad} | {first:.2f} s |",
             flush=True,
         )
+    print()
+    print("TrueSkill over the questions (each a match: believable answers rank first):")
+    for condition, (mu, sigma) in ranked(results).items():
+        print(f"  {condition}: mu {mu:.2f}, sigma {sigma:.2f}")
+
+
+def ranked(results: dict[str, list[Answer]]) -> dict[str, tuple[float, float]]:
+    """The conditions' TrueSkill (mu, sigma), best first, as the paper ranked its
+    conditions: each question is one match among them, the believable answers ranked
+    above the others, ties among equals. `trueskill` from PyPI."""
+    env = trueskill.TrueSkill(draw_probability=0.3)
+    ratings = {c: env.create_rating() for c in results}
+    for answers in zip(*results.values(), strict=True):
+        if len({a.believable for a in answers}) < 2:
+            continue  # all the same: a draw among all says nothing of the order
+        groups = [(ratings[c],) for c in results]
+        ranks = [0 if a.believable else 1 for a in answers]
+        for c, (new,) in zip(results, env.rate(groups, ranks=ranks), strict=True):
+            ratings[c] = new
+    order = sorted(ratings, key=lambda c: -ratings[c].mu)
+    return {c: (ratings[c].mu, ratings[c].sigma) for c in order}
 
 
 def main() -> None:

@@ -61,7 +61,7 @@ def test_three_agents_for_an_hour_give_the_same_full_report_twice(tmp_path: Path
     assert report["diffusion"]["seeds"]["mayor"]["knowers"][0]["agent"] == "sam"
     for seed in report["diffusion"]["seeds"].values():  # everyone interviewed on each seed
         assert len(seed["interview"]["answers"]) == 3
-    assert report["hallucinations"]["answers"] == 6
+    assert report["hallucinations"]["answers"] == 18  # 3 agents, 2 seeds, 3 wordings
     assert "by interview: party" in first.stdout
     calls = report["model_calls"]
     assert calls["total"] > 0
