@@ -277,3 +277,12 @@ def test_asked_about_a_day_ahead_the_npc_tells_what_it_agreed_to_do_then(tmp_pat
     assert friday.text == "On Friday, May 16 at 6 pm I'll go to the Harvest Feast at the Long Hall."
     _, thursday = said(brain, "thornbury", "bram", "What will you do on Thursday?")
     assert "Harvest Feast" not in thursday.text and "12:30 am" not in thursday.text
+
+
+def test_a_question_inside_do_you_know_is_about_its_subject_not_the_npc(tmp_path: Path) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    for line in ("Have you heard of anyone running for mayor? Who?", "Do you know who sells rope?"):
+        _, reply = said(brain, "thornbury", "bram", line)
+        assert "hinges" not in reply.text, line  # not what the blacksmith is doing now
+    _, known = said(brain, "thornbury", "ana", "Do you know who is selling a boat?")
+    assert known.text == "Tomas Reyes told me that he is selling his boat."

@@ -187,15 +187,32 @@ _YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
 
 
 _INDEFINITE = frozenset(("anything", "something", "anyone", "someone"))
+# A question put inside one about what the NPC knows: "Do you know who sells rope?",
+# "Have you heard of anyone running for mayor?", "Did you hear about the storm?".
+_KNOWS_FRAME = re.compile(
+    r"^\s*(?:do|did|have|had)\s+(?:you|u|ya)\s+(?:happen\s+to\s+)?"
+    r"(?:know|heard?|seen?|notice[d]?)\s+(?:(?:of|about)\s+)?(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def asked_within(text: str) -> str:
+    """The question a line asks inside a frame about what the NPC knows ("Do you know
+    who sells rope?" -> "who sells rope?"); else the line."""
+    return _KNOWS_FRAME.sub("", text, count=1) or text
 
 
 def to_you(text: str) -> bool:
-    """Whether a line asks about the NPC itself: it says "you" or "your", or it is a
-    question whose subject is left out, starting with a participle ("Been busy?", "Got
+    """Whether a line asks about the NPC itself: it says "you" or "your" (besides a frame
+    that asks what it knows: "Do you know who ...?"), or it is a question whose subject
+    is left out, starting with a participle ("Been busy?", "Got
     anything on this week?", "Heard the news?", "Anything planned for tomorrow?")."""
-    words = [w.strip("?.!,'") for w in text.lower().split()]
+    inner = asked_within(text)
+    words = [w.strip("?.!,'") for w in inner.lower().split()]
     if any(w in _YOU for w in words):
         return True
+    if inner != text:  # "Have you heard of anyone running ...?": about someone else
+        return False
     if len(words) > 1 and words[0] in _INDEFINITE:  # "(Got) anything planned for ...?"
         words = words[1:]
     first = words[0] if words else ""
