@@ -212,9 +212,7 @@ def _interviews(report: dict[str, Any], who: Callable[[str], str]) -> list[str]:
             f"### {seed['title']}: {asked['count']} of {asked['of']} know it",
             "",
             "Asked: "
-            + " · ".join(
-                f"*{_cell(q)}*" for q in [asked["question"], *asked.get("also_asked", [])] if q
-            )
+            + " · ".join(f"*{_cell(q)}*" for q in [asked["question"], *asked.get("also_asked", [])])
             if asked["question"]
             else "Asked: *(no question)*",
             "",

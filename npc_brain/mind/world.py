@@ -65,13 +65,15 @@ class World:
 
     def names(self) -> dict[str, str]:
         """The world's agents' full names by agent id."""
-        found = (self.store.get_agent(agent_id) for agent_id in self.store.agent_ids())
-        return {agent.agent_id: agent.persona.name for agent in found if agent is not None}
+        return {agent.agent_id: agent.persona.name for agent in self._agents()}
 
     def pronouns(self) -> dict[str, str]:
         """The pronoun others use for each of the world's agents, by full name."""
+        return {agent.persona.name: agent.persona.pronoun for agent in self._agents()}
+
+    def _agents(self) -> list[AgentRecord]:
         found = (self.store.get_agent(agent_id) for agent_id in self.store.agent_ids())
-        return {a.persona.name: a.persona.pronoun for a in found if a is not None}
+        return [agent for agent in found if agent is not None]
 
     def stream(self, agent_id: str) -> AgentStream:
         """The agent's memory stream, loaded from the store the first time."""

@@ -172,14 +172,19 @@ def test_diffusion_is_judged_by_interview_with_each_knowers_source_chain() -> No
     ]
 
 
-def test_knowing_a_seed_without_any_record_of_it_is_a_false_claim() -> None:
+def _unheard() -> Record:
+    """Maria states the party rightly, with no record of it: no claim, no memory."""
     right = "Isabella's Valentine party is at Hobbs Cafe."
-    unheard = replace(
+    return replace(
         record(),
         streams={**record().streams, "maria": []},
         holders={"party": []},
         interviews={"party": {"isabella": ANSWERS["isabella"], "maria": right}},
     )
+
+
+def test_knowing_a_seed_without_any_record_of_it_is_a_false_claim() -> None:
+    unheard = _unheard()
     false = build(unheard, CAST, RunInfo(7, "m", "v", places=PLACES))["hallucinations"]
     assert [(c["agent"], c["why"]) for c in false["cases"]] == [("maria", ["no record"])]
     heard = replace(unheard, streams=record().streams)  # Maria heard it: no longer false
@@ -321,13 +326,7 @@ def test_a_seed_asked_in_three_wordings_is_known_by_any_answer_and_false_by_any(
 
 
 def test_a_seed_the_agents_own_persona_holds_is_no_false_claim() -> None:
-    right = "Isabella's Valentine party is at Hobbs Cafe."
-    unheard = replace(
-        record(),
-        streams={**record().streams, "maria": []},
-        holders={"party": []},
-        interviews={"party": {"isabella": ANSWERS["isabella"], "maria": right}},
-    )
+    unheard = _unheard()
     told = replace(CAST.members[1], currently="helping with Isabella's Valentine party")
     cast = Cast((CAST.members[0], told), CAST.seeds)
     assert build(unheard, cast, RunInfo(7, "m", "v", places=PLACES))["hallucinations"]["false"] == 0

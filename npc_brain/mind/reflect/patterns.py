@@ -10,8 +10,8 @@ whom. The focal points are the people the recent memories are most about (their 
 importance, the paper's salience); each insight cites the sightings it counts.
 
 Beyond counts, code proposes what no single memory says. A trait: a habit seen on two
-game days or more that nobody else shares ("Klaus Mueller is dedicated to working on his
-research paper."; eating breakfast, which others do too, stays a habit). Goals, causes
+game days or more that nobody else shares ("Kofi Osei is dedicated to calibrating the
+long-range scanner."; eating breakfast, which others do too, stays a habit). Goals, causes
 and who keeps the agent up to date, from what people said (said.py). These come before
 the counts.
 """
@@ -26,7 +26,7 @@ from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
 from npc_brain.mind.prompts import progressive
 from npc_brain.mind.reflect.prompts import Insight
 from npc_brain.mind.reflect.said import said_insights
-from npc_brain.mind.talk.answers import key_terms
+from npc_brain.mind.talk.answers import key_terms, said_line
 
 # Sightings less than this far apart (game seconds) belong to one episode. A habit is
 # seen in two episodes or more ("often"), or in one that lasts LONG ("spends hours").
@@ -94,20 +94,18 @@ def composed_insights(
         elif not s.doing.startswith(PASSING):
             habits[(s.who, s.doing)].append(s)
     routine = _routine(list(habits), key_terms(" ".join(people)))
+    traits = {
+        habit: text
+        for habit, group in habits.items()
+        if habit not in routine and (text := _trait(habit[0], habit[1], group))
+    }
     general: list[tuple[str, tuple[str, ...], Sequence[MemoryRecord]]] = [
-        (_trait(who, doing, group), (who,), [s.memory for s in group])
-        for (who, doing), group in habits.items()
-        if (who, doing) not in routine
+        (text, (habit[0],), [s.memory for s in habits[habit]]) for habit, text in traits.items()
     ]
     general += [
         (said.insight.text, (said.who,), said.insight.evidence)
         for said in said_insights(memories, names, me, pronouns)
     ]
-    traits = {
-        (who, doing)
-        for (who, doing), group in habits.items()
-        if (who, doing) not in routine and _trait(who, doing, group)
-    }
     counts = [
         (_habit(who, doing, group), (who,), [s.memory for s in group])
         for (who, doing), group in habits.items()
@@ -174,10 +172,9 @@ def _read(memory: MemoryRecord, names: Mapping[str, str]) -> tuple[str, str] | N
 def _talk(memory: MemoryRecord, names: Mapping[str, str]) -> tuple[str, str] | None:
     """A line of a conversation ('Bram Ashford said to Wren Hale: "..."') as its speaker
     talking with its listener."""
-    speaker, said, rest = memory.description.partition(" said to ")
-    listener = rest.partition(":")[0]
-    if said and speaker in names.values() and listener in names.values():
-        return speaker, TALKING + listener
+    line = said_line(memory.description)
+    if line is not None and line[0] in names.values() and line[1] in names.values():
+        return line[0], TALKING + line[1]
     return None
 
 
@@ -213,7 +210,7 @@ def _habit(who: str, doing: str, group: Sequence[Sighting]) -> str:
         return ""
     places = Counter(s.place for s in group if s.place).most_common(1)
     place = places[0][0] if places else ""
-    place = place if place[:1].isupper() else f"the {place}"  # "the harbour", "Hobbs Cafe"
+    place = place if place[:1].isupper() else f"the {place}"  # "the harbour", "Fish Market"
     where = f" at {place}" if places and not _placed(doing) else ""
     return f"{who} {how}{where}."
 

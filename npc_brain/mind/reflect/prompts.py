@@ -71,6 +71,13 @@ def insights_schema(evidence_count: int) -> dict[str, object]:
     }
 
 
+def _helping(persona: Persona) -> Message:
+    """The system message of every reflection call."""
+    return Message(
+        "system", f"You help {persona.name} think about their life.\n{persona.describe()}"
+    )
+
+
 def _numbered(memories: Sequence[MemoryRecord]) -> str:
     return "\n".join(f"{i}. {m.description}" for i, m in enumerate(memories, start=1))
 
@@ -80,7 +87,7 @@ def salient_questions(
 ) -> tuple[list[str], Completion]:
     """The three most salient high-level questions about the recent memories."""
     messages = [
-        Message("system", f"You help {persona.name} think about their life.\n{persona.describe()}"),
+        _helping(persona),
         Message(
             "user",
             f"{_numbered(recent)}\n\nGiven only the information above, what are "
@@ -107,7 +114,7 @@ def insights_for(
 ) -> tuple[list[Insight], Completion]:
     """Insights answering the question, each citing the memories it rests on."""
     messages = [
-        Message("system", f"You help {persona.name} think about their life.\n{persona.describe()}"),
+        _helping(persona),
         Message(
             "user",
             f"Statements about {persona.name}:\n{_numbered(evidence)}\n\n"
@@ -167,7 +174,7 @@ def chosen_insights(
     shown = list(candidates[:CANDIDATES])
     listed = "\n".join(f"{i}. {insight.text}" for i, insight in enumerate(shown, start=1))
     messages = [
-        Message("system", f"You help {persona.name} think about their life.\n{persona.describe()}"),
+        _helping(persona),
         Message(
             "user",
             f"What {persona.name} has come to believe:\n{listed}\n\nWhich of these say the "

@@ -131,27 +131,16 @@ def _causes(speaker: str, own: Sequence[Line], people: set[str], pronoun: str) -
             best = (rank, text, list(dict.fromkeys(group)))
     if best is None:
         return []
-    text = reported(
-        speaker,
-        _core_clause(best[1], [t for line, _, t in told if line in best[2]]),
-        "people",
-        pronoun,
-    )
-    told_people = f"{speaker} told people "
-    if not text.startswith(told_people):  # a question or a line the reporter cannot turn
+    core = _core_clause(best[1], [t for line, _, t in told if line in best[2]])
+    text = reported(speaker, core, "people", pronoun, told="keeps telling")
+    if not text.startswith(f"{speaker} keeps telling people "):  # reported as a question
         return []
-    return [
-        Said(
-            CAUSE,
-            speaker,
-            _cited(f"{speaker} keeps telling people " + text[len(told_people) :], best[2]),
-        )
-    ]
+    return [Said(CAUSE, speaker, _cited(text, best[2]))]
 
 
 def _core_clause(text: str, told: Sequence[set[str]]) -> str:
-    """The shortest clause of `text` that opens with a person ("I'm running for mayor",
-    not "I'm Sam and I'm here to tell you that ...") and holds TOPIC_TERMS of the words
+    """The shortest clause of `text` that opens with a person ("I'm selling my boat", not
+    "I'm Tomas and I'm here to tell you that ...") and holds TOPIC_TERMS of the words
     the lines share; else the whole text."""
     core = {term for term in set().union(*told) if sum(term in t for t in told) >= 2}
     clauses = [c.strip() for c in _CLAUSE_BREAK.split(text)]

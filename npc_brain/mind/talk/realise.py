@@ -401,9 +401,12 @@ def pronoun_forms(pronoun: str) -> tuple[str, str, str]:
     return forms[0], forms[1], forms[2]
 
 
-def reported(teller: str, words: str, hearer: str = "me", pronoun: str = "they") -> str:
+def reported(
+    teller: str, words: str, hearer: str = "me", pronoun: str = "they", told: str = "told"
+) -> str:
     """A line `teller` said, reported to `hearer`: 'I'm running.' -> 'Sam told me they're
-    running.' The teller's I becomes `pronoun`; 'you' becomes the hearer (I/me when 'me')."""
+    running.' The teller's I becomes `pronoun`; 'you' becomes the hearer (I/me when 'me');
+    `told` is the reporting verb ("keeps telling"). A question is reported as asked."""
     line = words.strip().strip('"“”').strip()
     if not line:
         return ""
@@ -449,7 +452,7 @@ def reported(teller: str, words: str, hearer: str = "me", pronoun: str = "they")
     said = _render(toks[:cut]).rstrip(".!")
     _capitalise_starts(toks[cut:])
     rest = [_render(toks[cut:])]
-    return " ".join(x for x in (sentence(f"{teller} told {hearer} {lead}{said}"), *rest) if x)
+    return " ".join(x for x in (sentence(f"{teller} {told} {hearer} {lead}{said}"), *rest) if x)
 
 
 _ASKED_OF_YOU = re.compile(

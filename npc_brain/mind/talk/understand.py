@@ -188,7 +188,7 @@ _YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
 
 _INDEFINITE = frozenset(("anything", "something", "anyone", "someone"))
 # A question put inside one about what the NPC knows: "Do you know who sells rope?",
-# "Have you heard of anyone running for mayor?", "Did you hear about the storm?".
+# "Have you heard of anyone selling a boat?", "Did you hear about the storm?".
 _KNOWS_FRAME = re.compile(
     r"^\s*(?:do|did|have|had)\s+(?:you|u|ya)\s+(?:happen\s+to\s+)?"
     r"(?:know|heard?|seen?|notice[d]?)\s+(?:(?:of|about)\s+)?(?=\w)",
@@ -211,7 +211,7 @@ def to_you(text: str) -> bool:
     words = [w.strip("?.!,'") for w in inner.lower().split()]
     if any(w in _YOU for w in words):
         return True
-    if inner != text:  # "Have you heard of anyone running ...?": about someone else
+    if inner != text:  # "Have you heard of anyone selling ...?": about someone else
         return False
     if len(words) > 1 and words[0] in _INDEFINITE:  # "(Got) anything planned for ...?"
         words = words[1:]
