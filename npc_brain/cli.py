@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_demo_commands(commands: Any) -> None:
     """`demo` (a headless Smallville with a report) and `interview` (ask an agent)."""
+    from npc_brain.demo.town import SHIPPED_TOWN, shipped_towns
+
     demo = commands.add_parser(
         "demo",
         help="run a headless Smallville and write an evaluation report",
@@ -136,6 +138,12 @@ def _add_demo_commands(commands: Any) -> None:
     demo.add_argument("--cast", type=Path, metavar="FILE", help="cast TOML (default: shipped)")
     demo.add_argument("--world", type=Path, metavar="FILE", help="town TOML (default: shipped)")
     demo.add_argument(
+        "--town",
+        default=SHIPPED_TOWN,
+        choices=shipped_towns(),
+        help=f"a shipped town and its cast (default: {SHIPPED_TOWN}, the paper's)",
+    )
+    demo.add_argument(
         "--start", metavar="ISO-TIME", help="game start (UTC; default: 2023-02-13T12:00)"
     )
     demo.add_argument("--hours", type=float, metavar="H", help="game hours (default: 2)")
@@ -143,8 +151,8 @@ def _add_demo_commands(commands: Any) -> None:
     demo.add_argument(
         "--experiment",
         choices=["paper"],
-        help="the paper's two-day run: 25 agents from 7 am on February 13 to 8 pm on "
-        "February 14 (--start, --hours and --agents given still count)",
+        help="the paper's two-day run: the whole cast (25 in smallville) from 7 am on "
+        "February 13 to 8 pm on February 14 (--start, --hours and --agents given still count)",
     )
     demo.add_argument(
         "--resume",
@@ -168,7 +176,9 @@ def _add_demo_commands(commands: Any) -> None:
         help="how the server plans days: composed (its default) or free (the paper's)",
     )
     demo.add_argument("--server", metavar="HOST:PORT", help="use a running server")
-    demo.add_argument("--world-id", default="smallville", help="the world on the server")
+    demo.add_argument(
+        "--world-id", default="", help="the world on the server (default: the --town's name)"
+    )
 
     interview = commands.add_parser(
         "interview",
@@ -223,6 +233,7 @@ def demo_options(args: argparse.Namespace) -> DemoOptions:
     return DemoOptions(
         cast=args.cast,
         world=args.world,
+        town=args.town,
         start=preset.start if args.start is None else args.start,
         hours=preset.hours if args.hours is None else args.hours,
         agents=preset.agents if args.agents is None else args.agents,

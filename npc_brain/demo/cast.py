@@ -10,9 +10,7 @@ from pathlib import Path
 from npc_brain.demo.clock import parse_time
 from npc_brain.demo.errors import DemoError
 from npc_brain.demo.fields import Fields, read_toml
-from npc_brain.demo.town import Town
-
-DEFAULT_CAST = "cast.toml"
+from npc_brain.demo.town import SHIPPED_TOWN, Town, shipped_file
 
 
 @dataclass(frozen=True)
@@ -85,11 +83,11 @@ class Cast:
         return Cast(members, tuple(s for s in self.seeds if s.holder in ids))
 
 
-def load_cast(town: Town, path: Path | None = None) -> Cast:
-    """The cast in `path`, or the one shipped with the package, checked against the town."""
+def load_cast(town: Town, path: Path | None = None, shipped: str = SHIPPED_TOWN) -> Cast:
+    """The cast in `path`, or the shipped town `shipped`'s, checked against the town."""
     if path is None:
-        with resources.as_file(resources.files("npc_brain.demo") / "data" / DEFAULT_CAST) as p:
-            return parse_cast(read_toml(p), DEFAULT_CAST, town)
+        with resources.as_file(shipped_file(shipped, "cast.toml")) as p:
+            return parse_cast(read_toml(p), f"{shipped}/cast.toml", town)
     return parse_cast(read_toml(path), str(path), town)
 
 

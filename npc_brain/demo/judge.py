@@ -176,7 +176,9 @@ def _guest(text: str, name: str) -> bool:
     names = "|".join(re.escape(n) for n in {name, name.split()[0]})
     going = rf"\b(?:{names})\s+{_GOING}"
     to_host = rf"{going}\s+to\s+(?:host|throw|hold|organi[sz]e|give|run)\b"  # "going to host"
-    found = re.search(going, text, re.IGNORECASE) is not None
+    # ... or tells that they go: "Tamara Taylor told me she'd love to come to the party".
+    says_going = rf"\b(?:{names})\s+{_SAYS}\s+(?:he|she|they)\b[^.]*?\b{_GO}"
+    found = any(re.search(p, text, re.IGNORECASE) for p in (going, says_going))
     hosts = _said_to_host(text, name) or re.search(to_host, text, re.IGNORECASE) is not None
     return found and not hosts
 
@@ -186,6 +188,10 @@ _GOING = (
     r"(?:is|was|will be|'s|'ll be|will|'ll)?\s*(?:\w+ly\s+)?"
     r"(?:going|coming|heading|attending|invited|go|come|attend)\b"
 )
+
+
+_SAYS = r"(?:told|tells|said|says)(?:\s+(?:me|us))?(?:\s+that)?"
+_GO = r"(?:come|coming|go|going|attend|attending|be there)\b"
 
 
 def _who(name: str, people: Mapping[str, str]) -> str:

@@ -21,7 +21,7 @@ from npc_brain.demo.errors import DemoError
 from npc_brain.demo.report import RunInfo, build
 from npc_brain.demo.server import ChildServer, connect
 from npc_brain.demo.simulation import ABLATIONS, Plan, Simulation
-from npc_brain.demo.town import load_town
+from npc_brain.demo.town import SHIPPED_TOWN, load_town
 from npc_brain.demo.writing import write_report
 from npc_brain.errors import NpcBrainError
 from npc_brain.llm.base import Embedder
@@ -38,15 +38,16 @@ class DemoOptions:
 
     cast: Path | None = None
     world: Path | None = None
+    town: str = SHIPPED_TOWN  # a shipped town, for what --cast and --world do not give
     start: str = "2023-02-13T12:00"
     hours: float = 2.0
-    agents: int = 5
+    agents: int | None = 5  # None: the whole cast
     model: Path | None = None
     seed: int = 1234
     ablation: str = "none"
     out: Path = Path("npc-brain-demo")
     server: str | None = None
-    world_id: str = "smallville"
+    world_id: str = ""  # "": the shipped town's name
     step_minutes: int = 10
     planner: str | None = None  # the server's setting; None: its default (composed)
     resume: bool = False  # go on from the last checkpoint in `out`
@@ -56,6 +57,7 @@ class DemoOptions:
         return {
             "--cast": str(self.cast or ""),
             "--world": str(self.world or ""),
+            "--town": self.town,
             "--start": self.start,
             "--hours": self.hours,
             "--agents": self.agents,
@@ -76,18 +78,19 @@ class Preset:
 
     start: str
     hours: float
-    agents: int
+    agents: int | None  # None: the whole cast
 
 
 DEFAULTS = Preset(DemoOptions.start, DemoOptions.hours, DemoOptions.agents)
-EXPERIMENTS = {"paper": Preset("2023-02-13T07:00", 37.0, 25)}
+EXPERIMENTS = {"paper": Preset("2023-02-13T07:00", 37.0, None)}
 
 
 def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
     """Runs the demo; returns the path of the Markdown report."""
-    town = load_town(options.world)
-    cast = load_cast(town, options.cast)
-    if not 1 <= options.agents <= len(cast.members):
+    town = load_town(options.world, options.town)
+    cast = load_cast(town, options.cast, options.town)
+    agents = len(cast.members) if options.agents is None else options.agents
+    if not 1 <= agents <= len(cast.members):
         raise DemoError(f"--agents: {options.agents} is outside 1..{len(cast.members)} (the cast)")
     if not 0 < options.hours <= MAX_HOURS:
         raise DemoError(f"--hours: {options.hours:g} is outside (0, {MAX_HOURS}]")
@@ -102,13 +105,13 @@ def run_demo(options: DemoOptions, stdout: TextIO = sys.stdout) -> Path:
     if options.server and options.planner:
         raise DemoError("--planner: the server given with --server already has its planner")
     planner = options.planner or Settings().planner
-    cast = cast.first(options.agents)
+    cast = cast.first(agents)
     plan = Plan(
         parse_time(options.start),
         options.hours,
         options.step_minutes,
         options.ablation,
-        options.world_id,
+        options.world_id or options.town,
     )
     names = {m.agent_id: m.name for m in cast.members}
     console = Console(stdout, names, town.name)

@@ -4,11 +4,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from npc_brain.demo.errors import DemoError
 from npc_brain.demo.fields import Fields, read_toml
 
-DEFAULT_TOWN = "town.toml"
+SHIPPED_TOWN = "smallville"  # the paper's town; the others: shipped_towns()
+
+
+def shipped_towns() -> list[str]:
+    """The towns shipped with the package: data/<town>/ holding town.toml and cast.toml."""
+    data = resources.files("npc_brain.demo") / "data"
+    return sorted(d.name for d in data.iterdir() if (d / "town.toml").is_file())
+
+
+def shipped_file(town: str, name: str) -> Traversable:
+    """A file of a shipped town ("town.toml", "cast.toml")."""
+    if town not in shipped_towns():
+        raise DemoError(f"--town: {town!r} is not one of {', '.join(shipped_towns())}")
+    return resources.files("npc_brain.demo") / "data" / town / name
 
 
 @dataclass(frozen=True)
@@ -60,11 +75,11 @@ class Town:
         return [arena.address, *(arena.object_address(o) for o in arena.objects)]
 
 
-def load_town(path: Path | None = None) -> Town:
-    """The town in `path`, or the one shipped with the package."""
+def load_town(path: Path | None = None, shipped: str = SHIPPED_TOWN) -> Town:
+    """The town in `path`, or the shipped town `shipped`."""
     if path is None:
-        with resources.as_file(resources.files("npc_brain.demo") / "data" / DEFAULT_TOWN) as p:
-            return parse_town(read_toml(p), DEFAULT_TOWN)
+        with resources.as_file(shipped_file(shipped, "town.toml")) as p:
+            return parse_town(read_toml(p), f"{shipped}/town.toml")
     return parse_town(read_toml(path), str(path))
 
 

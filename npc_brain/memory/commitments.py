@@ -32,7 +32,8 @@ _BARE_SPAN = re.compile(r"\b(?P<h>\d{1,2})\s*[-–]\s*(?P<eh>\d{1,2})\s*(?P<ap>[
 _EVENTS = re.compile(
     r"((?:[A-Z][\w']*\s+){0,3}(?i:party|meeting|dinner|lunch|concert|class|lecture|"
     r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment|dance|"
-    r"feast|fair|market|ceremony|gathering|picnic|banquet|service|match|race|show))"
+    r"feast|fair|market|ceremony|gathering|picnic|banquet|service|match|race|show|"
+    r"auction|funeral|parade|tournament|trial|hearing))"
     r"(\s+at\s+(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",
 )
 

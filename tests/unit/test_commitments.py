@@ -49,6 +49,10 @@ def _said(commitments: list[object]) -> list[tuple[str, str, float]]:
             "Ines said the wedding is on Saturday at 3 pm",
             [("go to the wedding", "Sat 08 15:00", 1.0)],
         ),
+        (
+            "Ruth is holding an auction at the Assay Office on Wednesday from 10 am to 12 pm",
+            [("go to the auction at the Assay Office", "Wed 05 10:00", 2.0)],
+        ),
         ("a meeting at 5 pm", [("go to the meeting", "Mon 03 17:00", 1.0)]),
         ("a meeting at 8 am", []),  # an hour already past when it was said
         ("There was a meeting yesterday at 10 am", []),

@@ -31,7 +31,10 @@ def test_demo_options_and_defaults() -> None:
     )
     assert (args.agents, args.hours, args.ablation, args.seed) == (25, 0.5, "no-memory", 9)
     paper = demo_options(build_parser().parse_args(["demo", "--experiment", "paper"]))
-    assert (paper.start, paper.hours, paper.agents) == ("2023-02-13T07:00", 37.0, 25)
+    assert (paper.start, paper.hours, paper.agents) == ("2023-02-13T07:00", 37.0, None)
+    assert (paper.town, paper.world_id) == ("smallville", "")  # the whole cast, world: town
+    town = demo_options(build_parser().parse_args(["demo", "--town", "copperpeak"]))
+    assert town.town == "copperpeak"
     fewer = demo_options(
         build_parser().parse_args(["demo", "--experiment", "paper", "--agents", "5"])
     )

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from npc_brain.demo.cast import load_cast, parse_cast
-from npc_brain.demo.errors import DataError
-from npc_brain.demo.town import load_town, parse_town
+from npc_brain.demo.errors import DataError, DemoError
+from npc_brain.demo.town import load_town, parse_town, shipped_towns
+from npc_brain.memory.commitments import commitments_in
 
 TOWN = {
     "name": "the Ville",
@@ -66,6 +67,29 @@ def test_the_shipped_town_and_cast_load_with_isabellas_party_first() -> None:
     }
     # the holders of both seeds are among the first three (the integration test's cast)
     assert {s.seed_id for s in everyone.first(3).seeds} == {"party", "mayor"}
+
+
+@pytest.mark.parametrize("shipped", shipped_towns())
+def test_every_shipped_town_loads_with_its_seeds_judged_and_their_holders_first(
+    shipped: str,
+) -> None:
+    town = load_town(shipped=shipped)
+    everyone = load_cast(town, shipped=shipped)
+    assert len({m.agent_id for m in everyone.members}) == len(everyone.members) >= 10
+    assert {s.holder for s in everyone.seeds} <= {m.agent_id for m in everyone.first(3).members}
+    for seed in everyone.seeds:
+        assert len(seed.questions) == 3 and seed.facts
+        assert not [p for _, phrases in seed.facts for p in phrases if p in seed.question]
+        if seed.event is not None:  # the event's place and hours are found in its memory
+            (commitment,) = commitments_in(seed.memory, seed.event.start - 86400)
+            assert (commitment.start, commitment.end) == (seed.event.start, seed.event.end)
+            assert seed.event.place.split(":")[1] in commitment.activity
+
+
+def test_a_town_not_shipped_is_refused_naming_the_option() -> None:
+    assert {"smallville", "copperpeak"} <= set(shipped_towns())
+    with pytest.raises(DemoError, match=r"--town: 'atlantis' is not one of copperpeak, "):
+        load_town(shipped="atlantis")
 
 
 def test_first_keeps_only_the_seeds_whose_holder_is_in() -> None:

@@ -71,6 +71,14 @@ PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
         ("Klaus Mueller is going to the Valentine's party at Hobbs Cafe.", ("place",), ()),
         # ... unless it says he hosts it too
         ("Klaus is going to host a party at Hobbs Cafe.", ("place",), ("host",)),
+        # ... nor one who tells they go ...
+        (
+            "Klaus Mueller told me he'd love to come to the party at Hobbs Cafe on February 14.",
+            ("place", "date"),
+            (),
+        ),
+        # ... unless the telling says they host it
+        ("Klaus told me he is throwing a party at Hobbs Cafe.", ("place",), ("host",)),
     ],
 )
 def test_an_answer_states_the_seeds_facts_rightly_or_wrongly(

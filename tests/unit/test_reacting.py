@@ -320,6 +320,24 @@ def test_not_talking_asks_the_second_question_react_or_wait(tmp_path: Path) -> N
     assert chat.calls.count("talk") == 2 and chat.calls.count("reaction") == 2
 
 
+def test_of_two_people_seen_the_one_talked_with_least_is_considered(tmp_path: Path) -> None:
+    chat = routed(reaction=[{"decision": "wait", "new_activity": "x"}])
+    brain = make_brain(tmp_path, chat, planner="free")
+
+    async def scenario() -> str:
+        await _town(brain)
+        await brain.upsert_agent("", "maria", Persona("Maria", home_address=CAFE), T0)
+        world, _ = brain._agent("", "isabella")  # noqa: SLF001 - a talk had, without a talk
+        world.store.relationships.save("isabella", "klaus", "Klaus is a regular.", T0 - 3600)
+        seen = [*_sees("klaus"), *_sees("maria")]  # Klaus first, but Maria is new to her
+        await brain.tick("", T0, [AgentTick("isabella", seen)], lockstep=True)
+        action, _ = await brain.act("", "isabella", T0 + 60, 0)
+        return action.description
+
+    assert asyncio.run(scenario()) == "waiting for Maria to finish"
+    assert chat.calls.count("talk") == 1
+
+
 def test_nobody_asks_whether_to_talk_to_someone_in_a_conversation(tmp_path: Path) -> None:
     chat = routed(reaction=[{"decision": "wait", "new_activity": "x"}])
     brain = make_brain(tmp_path, chat, planner="free")

@@ -21,6 +21,7 @@ from npc_brain.memory.records import GameTime, Observation
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.react.prompts import decide_reaction, decide_to_talk
 from npc_brain.mind.talk.conversation import Conversations, distinct, take_over, where
+from npc_brain.mind.talk.relations import talks
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -41,20 +42,24 @@ class Reactions:
         game_time: GameTime,
         observations: Sequence[Observation],
     ) -> None:
-        """Starts a reaction to the first other agent seen, unless one is under way."""
+        """Starts a reaction to another agent seen, unless one is under way: to the one
+        the agent has talked with least (a stranger first), the first seen among equals."""
         mind = world.mind(agent.agent_id)
         if not agent.planning_enabled or "react" in mind.tasks:
             return
         if mind.undisturbable(game_time) or mind.calm_until > game_time:
             return
+        seen = []
         for o in observations:
             other = world.store.get_agent(o.subject) if o.subject != agent.agent_id else None
             if other is None or mind.quiet_until.get(other.agent_id, -1e18) > game_time:
                 continue
             if world.mind(other.agent_id).is_asleep(game_time):
                 continue
+            seen.append((talks(world, agent.agent_id, other.agent_id), len(seen), other, o))
+        if seen:
+            *_, other, o = min(seen, key=lambda s: s[:2])
             mind.start("react", self._react(world, agent, other, o, game_time))
-            return
 
     async def _react(
         self,

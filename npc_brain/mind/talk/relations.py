@@ -23,6 +23,12 @@ def relationship(world: World, agent_id: str, other_id: str) -> str:
     return found.summary if found is not None else ""
 
 
+def talks(world: World, agent_id: str, other_id: str) -> int:
+    """How many conversations the agent has had with the other."""
+    found = world.store.relationships.get(agent_id, other_id)
+    return found.conversations if found is not None else 0
+
+
 def relationships_of(world: World, agent_id: str) -> list[Relationship]:
     """Every relationship of the agent, the latest updated first."""
     return world.store.relationships.of(agent_id)
