@@ -527,6 +527,16 @@ PERSONA = [
         "a trader in furs, spices and silks",
         "I'm a trader in furs, spices and silks.",
     ),
+    # A participle that is an adjective too describes, before its preposition ...
+    (
+        "Vera Stone",
+        "doing",
+        "worried about the cracked wall, and warning the guards",
+        "I'm worried about the cracked wall and warning the guards.",
+    ),
+    ("Juno Park", "doing", "tired of the station", "I'm tired of the station."),
+    # ... and a past tense that is only a verb stays one
+    ("Bram Holt", "doing", "worked at the mill", "I worked at the mill."),
 ]
 FIELDS = {"identity": 0, "traits": 1, "routine": 2, "doing": 3}
 

@@ -20,7 +20,7 @@ from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
 from npc_brain.mind.talk.compose import COMPOSERS
 from npc_brain.mind.talk.misfit import Cast
-from npc_brain.mind.talk.understand import to_you
+from npc_brain.mind.talk.understand import thing_asked, to_you
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -286,3 +286,26 @@ def test_a_question_inside_do_you_know_is_about_its_subject_not_the_npc(tmp_path
         assert "hinges" not in reply.text, line  # not what the blacksmith is doing now
     _, known = said(brain, "thornbury", "ana", "Do you know who is selling a boat?")
     assert known.text == "Tomas Reyes told me that he is selling his boat."
+
+
+def test_asked_for_news_of_a_thing_it_has_not_heard_of_the_npc_says_so(tmp_path: Path) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    _, latest = said(brain, "thornbury", "ana", "Any news?")
+    assert "selling his boat" in latest.text  # news in general: the latest it heard
+    _, none = said(brain, "thornbury", "ana", "Is there a wedding coming up?")
+    assert none.text == "No, I haven't heard anything about a wedding."
+
+
+@pytest.mark.parametrize(
+    ("line", "thing"),
+    [
+        ("Have you heard of an auction coming up? Who is holding it?", "an auction"),
+        ("Heard anything about the new bridge?", "the new bridge"),
+        ("Is there an election coming up in town?", "an election"),
+        ("Any news in town this week?", ""),  # news in general
+        ("Have you heard of anyone running for mayor?", ""),  # no thing with its article
+        ("Any word from Halcyon Station?", ""),  # a name is a place or a person, not a thing
+    ],
+)
+def test_the_thing_a_line_asks_after_is_named_with_its_article(line: str, thing: str) -> None:
+    assert thing_asked(line) == thing

@@ -24,7 +24,7 @@ _STOPWORDS = (
     "weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't haven't hasn't "
     "hadn't let's that's there's what's here's who's "
 )
-_STOP = frozenset(_STOPWORDS.split())
+STOPWORDS = frozenset(_STOPWORDS.split())
 # Out of character: the model speaking as what it is ("I'm not a human. I'm a virtual
 # character created to explore the world of storytelling.", said by a guest in the default
 # demo).
@@ -62,7 +62,7 @@ def key_terms(text: str) -> set[str]:
     """The words that carry a text's content, lowercase, each as its Snowball stem
     ("running", "runs" and "run" are one term): no stopwords, numbers kept."""
     words = [w.lower() for w in _WORD.findall(text)]
-    return {stem(w) for w in words if (w not in _STOP and len(w) > 2) or w.isdigit()}
+    return {stem(w) for w in words if (w not in STOPWORDS and len(w) > 2) or w.isdigit()}
 
 
 def names_in(text: str, people: dict[str, str]) -> list[str]:

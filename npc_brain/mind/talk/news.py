@@ -279,11 +279,13 @@ class News:
         claims = world.store.claims.of_memories([m.memory_id for m in memories])
         return [m for m in memories if claims.get(m.memory_id) not in told]
 
-    async def source_of(self, world: World, agent: AgentRecord, text: str) -> str:
+    async def source_of(
+        self, world: World, agent: AgentRecord, text: str, said: str | None = None
+    ) -> str:
         """A sentence naming where the agent heard what `text` says ("I heard it from
         Bram, who heard it from Vera."), when it carries a claim the agent heard (and
-        no better-supported memory contradicts) and does not name its teller already;
-        else ''."""
+        no better-supported memory contradicts) and what is `said` (default: `text`)
+        does not name its teller already; else ''."""
         claims = world.store.claims
         outweighed = world.store.contradictions.outweighed(agent.agent_id)
         heard = {
@@ -303,7 +305,7 @@ class News:
         )
         names = [self._name(world, agent_id) for agent_id in chain]
         teller = names[-2] if len(names) > 1 else ""
-        if not teller or teller.split()[0].lower() in text.lower():
+        if not teller or teller.split()[0].lower() in (text if said is None else said).lower():
             return ""
         return source_sentence(names)
 

@@ -12,7 +12,7 @@ from lemminflect import getAllLemmas
 from npc_brain.memory.commitments import Commitment
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.when import DAY, Window, past_tense, perfect
+from npc_brain.memory.when import DAY, HOUR, Window, past_tense, perfect
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
 from npc_brain.mind.talk.invitation import said_when
@@ -37,7 +37,7 @@ from npc_brain.mind.talk.scene import (
     relevant,
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
-from npc_brain.mind.talk.understand import to_you
+from npc_brain.mind.talk.understand import thing_asked, to_you
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -280,12 +280,16 @@ async def _about_people(scene: Scene) -> Answer:
 
 
 async def _news(scene: Scene) -> Answer:
-    """News about what the line names ("any news about the gate?"), else the news that
-    mattered most lately: what someone told the NPC, or an event it saw that mattered."""
+    """News about what the line names ("any news about the gate?"), else that it has
+    heard nothing of it; asked for news in general, the news that mattered most lately:
+    what someone told the NPC, or an event it saw that mattered."""
     kinds = [MemoryKind.OBSERVATION, MemoryKind.DIALOGUE]
     about = await relevant(scene, await scene.recall(scene.heard.text, CANDIDATES, kinds=kinds))
     if about:
         return await _answered(scene, about)
+    named = thing_asked(scene.heard.text) or next(map(place_name, scene.heard.places), "")
+    if named:  # "Any news of the auction?" is no question about the latest news
+        return Answer((f"No, I haven't heard anything about {named}.",))
     recalled = await scene.recall(scene.heard.text, CANDIDATES, NEWS_WEIGHTS, kinds=kinds)
     news = [m for m in recalled if _newsworthy(m, scene)]
     if news:
@@ -358,7 +362,8 @@ async def _memories(scene: Scene) -> Answer:
     concluded = [m for m in recalled if m.kind in (MemoryKind.REFLECTION, MemoryKind.THOUGHT)]
     if concluded and to_you(scene.heard.text):  # what it concluded of its own life
         return Answer((scene.say(concluded[0]),), tuple(scene.grounds), answered=True)
-    if when is not None:
+    present = when is not None and when.start <= scene.now <= when.end <= scene.now + HOUR
+    if when is not None and not present:  # "right now" asks what is, not what it recalls
         return Answer((sentence(f"I don't remember anything special about {when.phrase}"),))
     if to_you(scene.heard.text) and (doing := doing_now(scene)):  # "been busy?"
         return Answer((doing,), (doing,), answered=True)

@@ -518,7 +518,8 @@ def join_clauses(parts: Sequence[str]) -> str:
 def _kind(text: str, listed: bool = False, traits: bool = False) -> str:
     """How a fragment starts: 'verb' (works.., is.., fought his..), 'ing' (repairing..), 'np'.
     `listed`: an item of a list of descriptions, where a past participle alone or with its
-    agent ('overworked', 'scarred by war') describes, as an adjective does; in a list of
+    agent ('overworked', 'scarred by war'), or one that is an adjective too before its
+    preposition ('worried about the mine'), describes, as an adjective does; in a list of
     `traits`, any past participle with no object does ('exhausted after a shift')."""
     toks = _tokens(text)
     w = _low(toks, 0)
@@ -533,6 +534,8 @@ def _kind(text: str, listed: bool = False, traits: bool = False) -> str:
     )
     if (listed or traits) and "VBN" in tags and objectless:
         return "np"
+    if listed and "VBN" in tags and "ADJ" in lemmas and nxt in PREPOSITIONS:
+        return "np"  # a participle that is an adjective too: 'worried about', 'tired of'
     if "VBD" in tags and (not lemmas.keys() - {"VERB"} or nxt in FUNCTION_WORDS):
         return "verb"
     return "np"

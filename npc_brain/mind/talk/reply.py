@@ -80,7 +80,7 @@ class Replies:
         asked = (speaker_id, speaker_name, utterance)
         grounded = self._f.settings.grounded_replies
         if grounded:  # checked piece by piece: what streams is what stays
-            replying = self._grounded(world, agent, game_time, asked)
+            replying = self._grounded(world, agent, game_time, asked, interview)
         else:
             replying = self._free(world, agent, game_time, asked)
         # A free reply of an agent holding what it may not tell the speaker is checked
@@ -101,7 +101,11 @@ class Replies:
             if await self._leaks(world, agent, speaker_id, utterance, text):
                 text = REFUSAL
             yield text
-        if interview and (source := await self._news.source_of(world, agent, text)):
+        if (
+            interview
+            and not grounded
+            and (source := await self._news.source_of(world, agent, text))
+        ):
             yield f" {source}"
             text = f"{text} {source}"
         if not interview:
@@ -114,9 +118,15 @@ class Replies:
         yield Line(agent.agent_id, text, last.end_conversation, act=last.act, topic=last.topic)
 
     async def _grounded(
-        self, world: World, agent: AgentRecord, game_time: GameTime, asked: tuple[str, str, str]
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        asked: tuple[str, str, str],
+        interview: bool,
     ) -> AsyncIterator[str | Line]:
-        """The composed answer's sentences, then the model's sentence if one passed, then
+        """The composed answer's sentences, then in an interview where the memories it
+        rests on came from (News.source_of), then the model's sentence if one passed, then
         a Line carrying the act and topic (its text is what streamed)."""
         speaker_id, speaker_name, utterance = asked
         agents = [a for i in world.store.agent_ids() if (a := world.store.get_agent(i)) is not None]
@@ -147,6 +157,10 @@ class Replies:
             text, answer = REFUSAL, Answer((REFUSAL,))
         for i, piece in enumerate(answer.sentences if text != REFUSAL else (REFUSAL,)):
             yield piece if i == 0 else f" {piece}"
+        if interview and text != REFUSAL and answer.grounds:  # nothing recalled: no source
+            source = await self._news.source_of(world, agent, " ".join(answer.grounds), text)
+            if source:
+                yield f" {source}"
         if answer.worded and self._f.settings.reply_wording == "model" and text != REFUSAL:
             extra = await self._worded(world, agent, scene, answer)
             if extra:

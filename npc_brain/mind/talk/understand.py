@@ -28,7 +28,7 @@ from npc_brain.mind.talk.acts import (
     shipped,
     shipped_matrix,
 )
-from npc_brain.mind.talk.answers import key_terms, names_in
+from npc_brain.mind.talk.answers import STOPWORDS, key_terms, names_in
 from npc_brain.mind.talk.realise import FUNCTION_WORDS, MODALS
 from npc_brain.mind.talk.wh import Slot, asked_for
 
@@ -285,6 +285,66 @@ def _third_person_verb(word: str) -> bool:
     """Whether a word is a verb's third person singular ("runs", "mends")."""
     lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
     return any(word in getInflection(lemma, tag="VBZ") for lemma in lemmas)
+
+
+def thing_asked(text: str) -> str:
+    """The first thing a line names with its determiner that is not news in general, a
+    time or a place in general ("Have you heard of an auction coming up?": "an auction",
+    "any word of the new bridge?": "the new bridge"); '' if none."""
+    words = re.findall(r"[A-Za-z][a-z']*", text)
+    for i, word in enumerate(words):
+        if word.lower() not in _DETERMINERS:
+            continue
+        for j in range(i + 1, min(i + 4, len(words))):  # up to two adjectives between
+            low, lemmas = words[j].lower(), getAllLemmas(words[j].lower())
+            if words[j][0].isupper() or low in _GENERAL or low in STOPWORDS:
+                break
+            if "NOUN" in lemmas:
+                return " ".join(w.lower() for w in words[i : j + 1])
+            if "ADJ" not in lemmas:
+                break
+    return ""
+
+
+_DETERMINERS = frozenset(("a", "an", "any", "the", "some"))
+# Nouns that ask after news in general, not after a thing: "any news in town this week?"
+_GENERAL = frozenset(
+    {
+        "news",
+        "word",
+        "anything",
+        "something",
+        "everything",
+        "nothing",
+        "town",
+        "city",
+        "village",
+        "place",
+        "people",
+        "thing",
+        "things",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "today",
+        "tonight",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "time",
+        "lately",
+        "while",
+        "world",
+        "way",
+        "lot",
+        "anyone",
+        "someone",
+        "everyone",
+    }
+)
 
 
 def named_places(text: str, addresses: Sequence[str]) -> list[str]:
