@@ -48,6 +48,7 @@ DEFAULT_ANCHOR_WEIGHT = 0.5
 CONSTRAIN_MODES = ("auto", "json_schema", "json_object", "none")
 PLANNERS = ("composed", "free")
 AFTERTHOUGHTS = ("composed", "model")
+NPC_SMALL_TALK = ("composed", "model")
 REFLECTIONS = ("composed", "model")
 REPLY_WORDINGS = ("model", "plain")
 RETRIEVALS = ("hybrid", "paper")
@@ -270,6 +271,12 @@ class Settings:
         "out; for a chat model larger than the default 135M one, whose sentence was odd "
         "in 8 of 14 draws)",
     )
+    npc_small_talk: str = _cognition(
+        "composed",
+        "small talk between agents: composed (an opener greets and asks how the other is; "
+        "a reply answers as the agent would answer a player: no model call) or model (the "
+        "model words it)",
+    )
     line_intents: bool = _cognition(
         True,
         "each line of an NPC conversation has an intent chosen from the speaker's memory "
@@ -416,6 +423,8 @@ class Settings:
             raise InvalidArgument("planner", f"expected one of {', '.join(PLANNERS)}")
         if self.afterthoughts not in AFTERTHOUGHTS:
             raise InvalidArgument("afterthoughts", f"expected one of {', '.join(AFTERTHOUGHTS)}")
+        if self.npc_small_talk not in NPC_SMALL_TALK:
+            raise InvalidArgument("npc_small_talk", f"expected one of {', '.join(NPC_SMALL_TALK)}")
         if self.retrieval not in RETRIEVALS:
             raise InvalidArgument("retrieval", f"expected one of {', '.join(RETRIEVALS)}")
         if self.reply_wording not in REPLY_WORDINGS:

@@ -89,6 +89,8 @@ def make_brain(
     # Fakes script the chat model's ratings ({"rating": 9}), so importance asks the model
     # here unless a test picks another estimator (the server's default is the anchors).
     settings.setdefault("importance_estimator", "model")
+    # ... and they script NPC conversations' lines, so the model words small talk too.
+    settings.setdefault("npc_small_talk", "model")
     config = Settings(data_dir=tmp_path / "data", **settings)  # type: ignore[arg-type]
     return Brain(
         chat=chat or ScriptedChat(default={"rating": 3}),

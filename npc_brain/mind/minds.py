@@ -55,8 +55,9 @@ class Minds:
         self._actor = Actor(f, planner)
         self._reflector = Reflector(f)
         self._news = News(f)
-        self._reactions = Reactions(f, Conversations(f, planner, self._news))
         self._replies = Replies(f, self._news)
+        conversations = Conversations(f, planner, self._news, self._replies.answer)
+        self._reactions = Reactions(f, conversations)
         self._senses = Senses(f, self._after_perceive)
         f.after_remember = self._reflector.after_new_memories
         f.catch_up.after = self._after_catch_up

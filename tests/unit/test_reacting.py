@@ -441,3 +441,24 @@ def test_the_plan_of_the_day_survives_a_restart(tmp_path: Path) -> None:
         asyncio.run(after_restart(make_brain(tmp_path, again, planner="free"))) == "serving coffee"
     )
     assert again.calls == []  # neither the day nor the hour planned again
+
+
+def test_composed_small_talk_asks_after_what_was_seen_and_answers_by_code(
+    tmp_path: Path,
+) -> None:
+    chat = routed(talk=[{"answer": "yes"}])
+    brain = make_brain(tmp_path, chat, planner="free", npc_small_talk="composed")
+
+    async def scenario() -> list[Line]:
+        await _town(brain)
+        seen = [Observation("Klaus is reading the paper", subject="klaus", address=CAFE)]
+        (result,) = await brain.tick("", T0, [AgentTick("isabella", seen)], lockstep=True)
+        return list(result.action.chat)
+
+    opener, reply = asyncio.run(scenario())
+    assert (opener.speaker_id, opener.text) == (
+        "isabella",
+        "Good morning, Klaus! Busy reading the paper?",
+    )
+    assert reply.speaker_id == "klaus" and reply.text and "composed" in reply.intent
+    assert chat.calls.count("line") == 0  # neither line is the model's

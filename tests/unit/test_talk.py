@@ -309,3 +309,13 @@ def test_asked_for_news_of_a_thing_it_has_not_heard_of_the_npc_says_so(tmp_path:
 )
 def test_the_thing_a_line_asks_after_is_named_with_its_article(line: str, thing: str) -> None:
     assert thing_asked(line) == thing
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["What are you doing right now?", "Good morning, Bram! Busy repairing something?", "Busy?"],
+)
+def test_asked_what_it_is_doing_the_npc_says_what_it_is_doing(tmp_path: Path, line: str) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+    _, reply = said(brain, "thornbury", "bram", line)
+    assert reply.text.endswith("I'm repairing the town gate's hinges.")  # after a greeting back

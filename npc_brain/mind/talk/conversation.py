@@ -23,7 +23,8 @@ listener held (News.weigh: contradictions).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Awaitable, Callable, Sequence
 
 from npc_brain.action import Action, Line
 from npc_brain.llm.base import ChatModel, Completion
@@ -53,9 +54,11 @@ from npc_brain.mind.talk.intent import (
 )
 from npc_brain.mind.talk.invitation import invitation, reply
 from npc_brain.mind.talk.misfit import Cast
-from npc_brain.mind.talk.news import News
+from npc_brain.mind.talk.news import REFUSAL, News
 from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
 from npc_brain.mind.talk.relations import last_open_line, relationship, renew_relationship
+from npc_brain.mind.talk.scene import Answer
+from npc_brain.mind.talk.social import time_greeting
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -64,15 +67,21 @@ log = logging.getLogger(__name__)
 CHAT_EMOJI = "💬"
 TURN_ATTEMPTS = 3  # a parroted or unusable line is drawn again, twice at most
 Turn = tuple[Line | None, Completion]
+# The composed answer of an agent to a line said to it (Replies.answer): world, agent,
+# game time, speaker id, speaker name, line.
+Answerer = Callable[[World, AgentRecord, GameTime, str, str, str], Awaitable[Answer]]
 
 
 class Conversations:
     """Runs conversations between agents of a world."""
 
-    def __init__(self, faculties: Faculties, planner: Planner, news: News) -> None:
+    def __init__(
+        self, faculties: Faculties, planner: Planner, news: News, answer: Answerer | None = None
+    ) -> None:
         self._f = faculties
         self._planner = planner
         self._news = news
+        self._answer = answer
 
     async def converse(
         self, world: World, first: AgentRecord, second: AgentRecord, game_time: GameTime
@@ -141,7 +150,10 @@ class Conversations:
                 memories = distinct([*([intent.memory] if intent.memory else []), *memories])
             view = views[speaker.agent_id]
             standing = known[speaker.agent_id]
-            drawn = await self._next_line(
+            drawn = await self._small_talk(
+                world, speaker, listener, game_time, lines, intent, memories
+            )
+            drawn = drawn or await self._next_line(
                 world, speaker, listener, game_time, memories, lines, intent, view, standing
             )
             if drawn is None:
@@ -180,6 +192,42 @@ class Conversations:
                 if a.planning_enabled:
                     await self._planner.revise(world, a, game_time, reasons)
         return lines
+
+    async def _small_talk(
+        self,
+        world: World,
+        speaker: AgentRecord,
+        listener: AgentRecord,
+        game_time: GameTime,
+        lines: Sequence[Line],
+        intent: Intent,
+        memories: Sequence[MemoryRecord],
+    ) -> tuple[Line, None] | None:
+        """A question or small talk composed by code (`npc_small_talk` composed, with
+        `line_intents`; news and answers carry a memory, and the model words them): an
+        opener greets and asks after what the speaker saw the listener doing ("Good
+        morning, Klaus! Busy reading the paper?"); a reply answers the last line as the
+        speaker would answer a player (talk/reply.py: understood, decided, realised). None
+        when the model words it, or when the answer is no line to say (a refusal, a
+        repeat)."""
+        settings = self._f.settings
+        chatter = intent is SMALL_TALK or intent.kind == IntentKind.ASK
+        if not chatter or settings.npc_small_talk != "composed" or not settings.line_intents:
+            return None
+        label = f"{intent.kind.value}, composed"
+        if not lines:
+            first = listener.persona.name.split()[0]
+            asked = _asked_after(listener, memories)
+            return Line("", f"{time_greeting(game_time)}, {first}! {asked}", False, label), None
+        if self._answer is None:
+            return None
+        answer = await self._answer(
+            world, speaker, game_time, listener.agent_id, listener.persona.name, lines[-1].text
+        )
+        text = answer.text
+        if not text or text == REFUSAL or _repeats(text, lines):
+            return None
+        return Line("", text, answer.ends, label), None
 
     def _intent(
         self,
@@ -547,6 +595,18 @@ def _doings(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
     if latest is None:
         return f"what {first} is doing today"
     return f"what you saw: {latest.description}"
+
+
+def _asked_after(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
+    """How the speaker asks after the listener: about what it last saw it doing ("Busy
+    reading the paper?", a named place left out), else how it is."""
+    seen = [m for m in memories if m.subject == listener.agent_id]
+    latest = max(seen, key=lambda m: m.created, default=None)
+    pattern = rf"{re.escape(listener.persona.name)} is (\w+ing\b[^.]*?)(?: (?:at|in|on) [A-Z].*)?"
+    doing = re.fullmatch(pattern, latest.description.rstrip(".")) if latest else None
+    if doing is None or doing[1].startswith(("talking", "waiting")):  # a talk: no pursuit
+        return "How are you?"
+    return f"Busy {doing[1]}?"
 
 
 def news_left_out(text: str, intent: Intent, people: Sequence[str]) -> list[str]:

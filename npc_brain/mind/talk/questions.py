@@ -37,7 +37,7 @@ from npc_brain.mind.talk.scene import (
     relevant,
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
-from npc_brain.mind.talk.understand import thing_asked, to_you
+from npc_brain.mind.talk.understand import asks_doing_now, thing_asked, to_you
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -56,6 +56,8 @@ async def _fact(scene: Scene) -> Answer:
         return await _about_people(scene)
     if _asks_whose_work(heard.text) and (whose := await _whose_work(scene)):
         return whose  # "Who runs the fish market?"
+    if asks_doing_now(heard.text, heard.when, scene.now) and (doing := doing_now(scene)):
+        return Answer((doing,), (doing,), answered=True)  # "Busy?", "What are you doing?"
     facet = heard.facet or Facet.WORLD
     if facet == Facet.REACT:
         return _react(scene)

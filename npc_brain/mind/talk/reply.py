@@ -129,29 +129,9 @@ class Replies:
         rests on came from (News.source_of), then the model's sentence if one passed, then
         a Line carrying the act and topic (its text is what streamed)."""
         speaker_id, speaker_name, utterance = asked
-        agents = [a for i in world.store.agent_ids() if (a := world.store.get_agent(i)) is not None]
-        others = {
-            a.agent_id: a.persona.name
-            for a in agents
-            if a.agent_id not in (agent.agent_id, speaker_id)
-        }
-        roles = {a.agent_id: a.persona.learned for a in agents if a.agent_id in others}
-        places = world.store.places(agent.agent_id)
-        talking = [agent.persona.name, speaker_name]
-        heard = await self.understanding.hear(utterance, game_time, others, places, roles, talking)
-        scene = Scene(
-            world,
-            agent,
-            speaker_id,
-            speaker_name,
-            game_time,
-            heard,
-            others,
-            places,
-            partial(self._recall, world, agent, game_time, speaker_id, speaker_name),
-            self._f.embed,
-        )
+        scene = await self._scene(world, agent, game_time, speaker_id, speaker_name, utterance)
         answer = await compose(scene)
+        heard = scene.heard
         text = answer.text
         if await self._leaks(world, agent, speaker_id, utterance, text):
             text, answer = REFUSAL, Answer((REFUSAL,))
@@ -167,6 +147,56 @@ class Replies:
                 yield f" {extra}"
         log.debug("%s heard %s (%s): %r", agent.agent_id, heard.act, heard.topic, utterance)
         yield Line(agent.agent_id, "", answer.ends, act=heard.act.value, topic=heard.topic)
+
+    async def answer(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        speaker_id: str,
+        speaker_name: str,
+        utterance: str,
+    ) -> Answer:
+        """The composed answer to a line (understood, decided, realised: no model call),
+        REFUSAL where it would give away what the agent may not tell the speaker."""
+        scene = await self._scene(world, agent, game_time, speaker_id, speaker_name, utterance)
+        answer = await compose(scene)
+        if await self._leaks(world, agent, speaker_id, utterance, answer.text):
+            return Answer((REFUSAL,))
+        return answer
+
+    async def _scene(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        speaker_id: str,
+        speaker_name: str,
+        utterance: str,
+    ) -> Scene:
+        """The line understood, with what a composer reads of the world."""
+        agents = [a for i in world.store.agent_ids() if (a := world.store.get_agent(i)) is not None]
+        others = {
+            a.agent_id: a.persona.name
+            for a in agents
+            if a.agent_id not in (agent.agent_id, speaker_id)
+        }
+        roles = {a.agent_id: a.persona.learned for a in agents if a.agent_id in others}
+        places = world.store.places(agent.agent_id)
+        talking = [agent.persona.name, speaker_name]
+        heard = await self.understanding.hear(utterance, game_time, others, places, roles, talking)
+        return Scene(
+            world,
+            agent,
+            speaker_id,
+            speaker_name,
+            game_time,
+            heard,
+            others,
+            places,
+            partial(self._recall, world, agent, game_time, speaker_id, speaker_name),
+            self._f.embed,
+        )
 
     async def _recall(
         self,

@@ -36,6 +36,7 @@ from npc_brain.mind.talk.scene import (
     relevant,
 )
 from npc_brain.mind.talk.trade import catalogue, holding, offered, ordered, price_of, total, ware
+from npc_brain.mind.talk.understand import asks_doing_now
 
 
 def first_sentence(text: str) -> str:
@@ -44,12 +45,15 @@ def first_sentence(text: str) -> str:
 
 
 async def _greeting(scene: Scene) -> Answer:
-    hello = _time_greeting(scene.now)
+    hello = time_greeting(scene.now)
     first = scene.speaker.split()[0] if scene.speaker else ""
     opening = f"{hello}, {first}!" if first else f"{hello}!"
     met = bool(scene.speaker_id) and bool(
         relationship(scene.world, scene.agent.agent_id, scene.speaker_id)
     )
+    heard = scene.heard
+    if asks_doing_now(heard.text, heard.when, scene.now) and (doing := doing_now(scene)):
+        return Answer((opening, doing), (doing,), answered=True)  # "Hi! Busy reading?"
     who = first_sentence(persona_said(scene).get("identity", ""))  # what it is, not all it does
     intro = "" if met or not who else f"I'm {scene.me.split()[0]}. {who}"
     return Answer((opening, intro) if intro else (opening, "Good to see you."), worded=True)
@@ -269,7 +273,7 @@ def _keepers(scene: Scene, address: str) -> list[tuple[str, str]]:
     return []
 
 
-def _time_greeting(now: GameTime) -> str:
+def time_greeting(now: GameTime) -> str:
     hour = dt.datetime.fromtimestamp(now, dt.UTC).hour
     if 5 <= hour < 12:
         return "Good morning"

@@ -14,7 +14,7 @@ from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import GameTime
-from npc_brain.memory.when import Window, anchor, past_tense, perfect
+from npc_brain.memory.when import HOUR, Window, anchor, past_tense, perfect
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import (
     SAME_MODEL_COSINE,
@@ -206,7 +206,8 @@ def to_you(text: str) -> bool:
     """Whether a line asks about the NPC itself: it says "you" or "your" (besides a frame
     that asks what it knows: "Do you know who ...?"), or it is a question whose subject
     is left out, starting with a participle ("Been busy?", "Got
-    anything on this week?", "Heard the news?", "Anything planned for tomorrow?")."""
+    anything on this week?", "Heard the news?", "Anything planned for tomorrow?") or
+    with an adjective of its state ("Busy?", "Busy reading?")."""
     inner = asked_within(text)
     words = [w.strip("?.!,'") for w in inner.lower().split()]
     if any(w in _YOU for w in words):
@@ -220,7 +221,31 @@ def to_you(text: str) -> bool:
     participle = any(
         first in getInflection(lemma, tag=tag) for lemma in lemmas for tag in ("VBN", "VBG", "VBD")
     )
-    return text.rstrip().endswith("?") and participle and first not in lemmas
+    if participle and first not in lemmas:
+        return text.rstrip().endswith("?")
+    # ... or with an adjective of the NPC's state: "Busy?", "Busy reading the paper?"
+    after = words[1] if len(words) > 1 else ""
+    state = "ADJ" in getAllLemmas(first) and (not after or after.endswith("ing"))
+    return text.rstrip().endswith("?") and state
+
+
+def asks_doing_now(line: str, when: Window | None, now: GameTime) -> bool:
+    """Whether a line asks what the NPC is doing now ("What are you doing?", "Are you
+    busy?", "Good morning! Busy reading the paper?", "What are you up to right now?"): of
+    it, in the present progressive or of its state, for no other time ("Are you going to
+    the fair?" asks of a time ahead)."""
+    text = last_sentence(line)  # past a greeting
+    if not to_you(text) or past_tense(text) or asked_for(text) is not None:
+        return False
+    if when is not None and not when.start <= now <= when.end <= now + HOUR:
+        return False
+    words = re.findall(r"[a-z']+", text.lower())
+    after_you = [b for a, b in zip(words, words[1:], strict=False) if a in ("you", "you're")]
+    doing = any(w in ("busy", "up") or w.endswith("ing") and w not in _GOING for w in after_you)
+    return doing or words[:1] == ["busy"]
+
+
+_GOING = frozenset(("going", "coming", "heading"))  # of a time ahead: "are you going to ..."
 
 
 def _fitting(facet: Facet | None, line: str) -> Facet | None:
