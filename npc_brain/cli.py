@@ -122,12 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_demo_commands(commands: Any) -> None:
-    """`demo` (a headless Smallville with a report) and `interview` (ask an agent)."""
+    """`demo` (a headless town with a report) and `interview` (ask an agent)."""
     from npc_brain.demo.town import SHIPPED_TOWN, shipped_towns
 
     demo = commands.add_parser(
         "demo",
-        help="run a headless Smallville and write an evaluation report",
+        help="run a headless town of agents and write an evaluation report",
         description="Start an npc-brain server (or use --server), put a cast of agents in a "
         "small town, advance game time in 10-minute steps through Tick, and write a report "
         "(report.md, report.json, pictures) to --out: actions, conversations, reflections, "

@@ -37,7 +37,7 @@ FACTS = ("host", "place", "date")  # what an interview answer is judged on
 @dataclass(frozen=True)
 class Event:
     """Where and when a seed's event takes place: `place`, an address of the town or its
-    start ("the Ville:Hobbs Cafe"), from `start` to `end` (game time)."""
+    start ("Thornbury:Red Boar"), from `start` to `end` (game time)."""
 
     place: str
     start: float

@@ -2,18 +2,18 @@
 judged its agents' answers. Pure.
 
 An answer is about the seed when it holds a key phrase or states two of its facts (a
-host's "I" is not one of the two: "I own Hobbs Cafe", said by the party's host, knows no
-party); only then is it judged. It states a fact rightly when it holds one of the
+host's "I" is not one of the two: "I own the Red Boar", said by the feast's host, knows no
+feast); only then is it judged. It states a fact rightly when it holds one of the
 fact's phrases that the question did not, and wrongly when it names instead another
-agent (host) or says it hosts the event itself ("I'm hosting a party", "my party", said
+agent (host) or says it hosts the event itself ("I'm hosting a feast", "my feast", said
 by a guest),
 another place of the town (place), or another date or time (date). The source sentence
-a holder adds ("I heard it from Klaus, who heard it from Isabella.") is not judged: it
-names tellers, not hosts; a line passed on ('Klaus told me: "..."') is judged as its
-teller's words, whose "I" is the teller ('Klaus told me that Isabella said: "..."': as
-Isabella's); a line the agent said to someone ('I told Mei
-Lin: "..."') as its own words, the one it told not a host it names unless the line
-says so ("you're running for mayor", "your party", "Mei Lin is having a party"); and
+a holder adds ("I heard it from Bram, who heard it from Vera.") is not judged: it
+names tellers, not hosts; a line passed on ('Bram told me: "..."') is judged as its
+teller's words, whose "I" is the teller ('Bram told me that Vera said: "..."': as
+Vera's); a line the agent said to someone ('I told Ana
+Costa: "..."') as its own words, the one it told not a host it names unless the line
+says so ("you're running for reeve", "your feast", "Ana Costa is having a feast"); and
 so with a teller named in its own line.
 """
 
@@ -27,13 +27,13 @@ from npc_brain.demo.cast import Seed
 from npc_brain.memory.when import says_when
 
 _SOURCE = re.compile(r"I heard it from [^.]*\.")
-# A line passed on: 'Klaus told me: "..."', its "I" the teller's; or 'Klaus told me that
-# Isabella said: "..."', its "I" Isabella's.
+# A line passed on: 'Bram told me: "..."', its "I" the teller's; or 'Bram told me that
+# Vera said: "..."', its "I" Vera's.
 _NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
 _RETOLD = re.compile(
     rf'^(?:As far as I know, )?({_NAME}) told me(?: that ({_NAME}) said)?:? "(.*)"(.*)$', re.S
 )
-# A line the agent said: 'I told Mei Lin: "..."'; Mei is its listener.
+# A line the agent said: 'I told Ana Costa: "..."'; Ana is its listener.
 _TOLD = re.compile(rf'^I told ({_NAME})(?: that ({_NAME}) said)?:? "(.*)"(.*)$', re.S)
 
 
@@ -46,11 +46,8 @@ def _hosts(owner: str) -> str:
     )
 
 
-# ... and says its listener hosts: "you're running for mayor", "your party".
-_YOU_HOST = re.compile(
-    rf"\byou(?:'re| are| will be|'ll be){_hosts('your')}|\byour (?:\w+ )?party\b",
-    re.IGNORECASE,
-)
+# ... and says its listener hosts: "you're holding an auction".
+_YOU_HOST = re.compile(rf"\byou(?:'re| are| will be|'ll be){_hosts('your')}", re.IGNORECASE)
 _FIRST = re.compile(r"\b(?:I|I'm|[Mm]y|[Mm]e)\b")
 # The answering agent says it hosts (or runs) the seed's event itself.
 _HOSTING = re.compile(
@@ -58,15 +55,20 @@ _HOSTING = re.compile(
     + _hosts("my"),
     re.IGNORECASE,
 )
-# ... or someone named does: "Eddy Lin is having a party" ("having" said of them only).
+# ... or someone named does: "Ana Costa is having a feast" ("having" said of them only).
 _HOSTS = rf"(?:is|was|will be|'s|'ll be)(?:{_hosts('his|her')}|\s+(?:\w+ly\s+)?having\b)"
-# ... or calls the event its own, whatever the verb: "celebrate my new mayor election";
-# not "my invitation to the party" nor "my friend's party".
-_MY_EVENT = re.compile(
-    r"\b(?:my|our)\s+(?:(?!(?:to|the|a|an|of|for|at|in|on|with|and|from)\b)"
-    r"(?![\w-]*'s\b)[\w'-]+\s+){0,2}(?:party|celebration|election|campaign|candidacy)\b",
-    re.IGNORECASE,
-)
+
+
+def _owned(owner: str, seed: Seed) -> re.Pattern[str]:
+    """Someone calls the seed's event (a key phrase) its own, whatever the verb: "celebrate
+    my new auction" (owner "my|our"), "your auction" ("your"); not "my invitation to the
+    auction" nor "my friend's auction"."""
+    event = "|".join(re.escape(p) for p in seed.key_phrases)
+    return re.compile(
+        rf"\b(?:{owner})\s+(?:(?!(?:to|the|a|an|of|for|at|in|on|with|and|from)\b)"
+        rf"(?![\w-]*'s\b)[\w'-]+\s+){{0,2}}(?:{event})\b",
+        re.IGNORECASE,
+    )
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def judge(
     others), `places`: the town's place names, `speaker`: the answering agent's name (a
     host speaking of itself says "I" or "my"); `set_aside`: the tellers and listeners of
     the lines the answer passes on, taken out of `people`: named, they are no host,
-    unless named as one ("Eddy Lin is having a party")."""
+    unless named as one ("Ana Costa is having a feast")."""
     if (retold := _RETOLD.match(answer.strip())) and (teller := _who(retold.group(1), people)):
         origin = _who(retold.group(2), people) if retold.group(2) else teller
         if origin:  # the words' speaker is their origin; the teller passed them on
@@ -113,13 +115,14 @@ def judge(
         origin = _who(told.group(2), people) if told.group(2) else ""
         rest = {a: n for a, n in people.items() if n not in (listener, origin)}
         words = told.group(3) + told.group(4)
-        if origin:  # 'I told Mei that Isabella said: "..."': Isabella's words
+        if origin:  # 'I told Ana that Vera said: "..."': Vera's words
             return judge(
                 words, seed, rest, places, origin, (*set_aside, listener, origin), question
             )
         verdict = judge(words, seed, rest, places, speaker, (*set_aside, listener), question)
-        if _YOU_HOST.search(told.group(3)) and (verdict.claims or seed.mentioned_in(words)):
-            return _hosted_by(listener, seed, verdict)  # "you're running for mayor"
+        yours = _YOU_HOST.search(told.group(3)) or _owned("your", seed).search(told.group(3))
+        if yours and (verdict.claims or seed.mentioned_in(words)):
+            return _hosted_by(listener, seed, verdict)  # "you're running for reeve"
         return verdict
     text = _SOURCE.sub("", answer)
     asked = (question or seed.question).lower()
@@ -134,13 +137,14 @@ def judge(
             right.append(name)
             stated += said
     if not (seed.mentioned_in(text) or stated > 1):
-        return Verdict((), ())  # not about the seed: "I own Hobbs Cafe" knows no party
+        return Verdict((), ())  # not about the seed: "I own the Red Boar" knows no feast
     for name, _ in seed.facts:
         if name in right or name in echoed:
             continue
         if name == "host":
             others = [n for n in people.values() if _names(text, n) and not _guest(text, n)]
-            stated = bool(others) or any(p.search(text) for p in (_HOSTING, _MY_EVENT))
+            mine = (_HOSTING, _owned("my|our", seed))
+            stated = bool(others) or any(p.search(text) for p in mine)
             stated = stated or any(_said_to_host(text, n) for n in (speaker, *set_aside))
         elif name == "place":
             stated = any(_has(text, place) for place in places)
@@ -163,7 +167,7 @@ def _hosted_by(host: str, seed: Seed, verdict: Verdict) -> Verdict:
 
 def _said_to_host(text: str, name: str) -> bool:
     """Whether the text says the person hosts (or runs) something, by full or first name
-    ("Eddy Lin is having a party", in a line Eddy passed on)."""
+    ("Ana Costa is having a feast", in a line Ana passed on)."""
     if not name:
         return False
     names = "|".join(re.escape(n) for n in {name, name.split()[0]})
@@ -172,11 +176,11 @@ def _said_to_host(text: str, name: str) -> bool:
 
 def _guest(text: str, name: str) -> bool:
     """Whether the text names the person only as going to the event, not hosting it:
-    "Klaus Mueller is going to the party", "Maria will come to it"."""
+    "Bram Holt is going to the feast", "Ana will come to it"."""
     names = "|".join(re.escape(n) for n in {name, name.split()[0]})
     going = rf"\b(?:{names})\s+{_GOING}"
     to_host = rf"{going}\s+to\s+(?:host|throw|hold|organi[sz]e|give|run)\b"  # "going to host"
-    # ... or tells that they go: "Tamara Taylor told me she'd love to come to the party".
+    # ... or tells that they go: "Ana Costa told me she'd love to come to the feast".
     says_going = rf"\b(?:{names})\s+{_SAYS}\s+(?:he|she|they)\b[^.]*?\b{_GO}"
     found = any(re.search(p, text, re.IGNORECASE) for p in (going, says_going))
     hosts = _said_to_host(text, name) or re.search(to_host, text, re.IGNORECASE) is not None

@@ -288,9 +288,9 @@ def _has_record(
     record: Record, seed: Seed, agent_id: str, holders: set[str], persona: str = ""
 ) -> bool:
     """Whether the agent holds the seed: its holder, a holder of its claim, its persona
-    (the game wrote it: "supporting Sam's campaign for mayor"), or a memory
-    mentioning it that someone said, told or wrote to it, or that it saw ("Isabella
-    Rodriguez is inviting people to the party"); not one it inferred itself."""
+    (the game wrote it: "supporting Vera's campaign for reeve"), or a memory
+    mentioning it that someone said, told or wrote to it, or that it saw ("Ana
+    Costa is inviting people to the feast"); not one it inferred itself."""
     if agent_id == seed.holder or agent_id in holders or seed.mentioned_in(persona):
         return True
     return any(

@@ -176,8 +176,8 @@ class BrainServicer:
         (Observation.private, share_with): such memories are not recalled for it, and a
         reply that would give one away is replaced by "I'd rather not talk about that.". In
         interview mode, a reply that passes on something the agent heard from another
-        agent ends by naming its source chain ("I heard it from Klaus, who heard it from
-        Isabella.").
+        agent ends by naming its source chain ("I heard it from Bram, who heard it from
+        Vera.").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,23 @@ def test_files_that_are_missing_or_not_toml_are_named(tmp_path: Path) -> None:
     bad.write_text("[[agents]\nid = ")
     with pytest.raises(DataError, match=r"cast.toml: file: is not valid TOML"):
         load_cast(load_town(), bad)
+
+
+def test_no_code_outside_the_towns_data_names_their_people_places_or_news() -> None:
+    """A town is data: the code works for any town, so no module names a shipped town's
+    people (full or first name), places (sectors) or news (seed titles)."""
+    names: set[str] = set()
+    for shipped in shipped_towns():
+        town = load_town(shipped=shipped)
+        cast = load_cast(town, shipped=shipped)
+        names |= {m.name for m in cast.members} | {m.name.split()[0] for m in cast.members}
+        names |= {a.sector for a in town.arenas} | {town.name} | {s.title for s in cast.seeds}
+    package = Path(__file__).resolve().parents[2] / "npc_brain"
+    found = [
+        f"{path.relative_to(package)}: {name}"
+        for path in package.rglob("*.py")
+        if "data" not in path.relative_to(package).parts
+        for name in names
+        if re.search(rf"\b{re.escape(name)}\b", path.read_text())
+    ]
+    assert found == []

@@ -206,7 +206,7 @@ class Conversations:
         """A question or small talk composed by code (`npc_small_talk` composed, with
         `line_intents`; news and answers carry a memory, and the model words them): an
         opener greets and asks after what the speaker saw the listener doing ("Good
-        morning, Klaus! Busy reading the paper?"); a reply answers the last line as the
+        morning, Bram! Busy mending the gate?"); a reply answers the last line as the
         speaker would answer a player (talk/reply.py: understood, decided, realised). None
         when the model words it, or when the answer is no line to say (a refusal, a
         repeat)."""

@@ -93,7 +93,7 @@ def an_event(memory: MemoryRecord) -> bool:
 def eventful(text: str) -> bool:
     """Whether a text tells of an event: someone doing or going to do something ("is
     throwing a party", "will open"), or something at a time (a date, a weekday, "5
-    pm", "tomorrow"), not a standing fact ("Mei is John's wife")."""
+    pm", "tomorrow"), not a standing fact ("Ana is Tomas's niece")."""
     return bool(_DOING.search(text) or tells_when(text))
 
 
@@ -107,7 +107,7 @@ def answering(
 ) -> list[MemoryRecord]:
     """The memories that bear on a question: they share a content word with it besides
     the people's `names`, and say more than it asks (a line that only asked it too,
-    'Ryan Park said to me: "What's new?"', answers nothing: it was passed on as news)."""
+    'Bram Holt said to me: "What's new?"', answers nothing: it was passed on as news)."""
     asked = key_terms(question) - names
     bearing = [(m, key_terms(spoken(m)) - names) for m in memories]
     return [m for m, said in bearing if said & asked and not said <= asked]

@@ -514,7 +514,7 @@ async def _persona_match(scene: Scene) -> str:
 
 def _newsworthy(memory: MemoryRecord, scene: Scene) -> bool:
     """News for the speaker: told by someone else (not the speaker), or an event the NPC
-    saw that mattered (not a sighting of someone: "Maria is talking with Sam" is no
+    saw that mattered (not a sighting of someone: "Ana is talking with Bram" is no
     news); not a line the two said to each other."""
     if memory.source.agent_id == scene.speaker_id:
         return False

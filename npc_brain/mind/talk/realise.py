@@ -404,7 +404,7 @@ def pronoun_forms(pronoun: str) -> tuple[str, str, str]:
 def reported(
     teller: str, words: str, hearer: str = "me", pronoun: str = "they", told: str = "told"
 ) -> str:
-    """A line `teller` said, reported to `hearer`: 'I'm running.' -> 'Sam told me they're
+    """A line `teller` said, reported to `hearer`: 'I'm running.' -> 'Bram told me they're
     running.' The teller's I becomes `pronoun`; 'you' becomes the hearer (I/me when 'me');
     `told` is the reporting verb ("keeps telling"). A question is reported as asked."""
     line = words.strip().strip('"“”').strip()

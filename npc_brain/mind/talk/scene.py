@@ -101,7 +101,7 @@ class Scene:
         if line := said_line(text):  # the greeting in it was for its listener only
             speaker, listener, words = line[0], line[1], ungreeted(line[2])
             if listener == self.me and speaker != self.me:
-                if '"' in words:  # a line passed on: 'Maria told me that Tomas said: "..."'
+                if '"' in words:  # a line passed on: 'Ana told me that Tomas said: "..."'
                     return retold(speaker, "me", words)
                 first = re.split(r"(?<=[.!?])\s+", words, maxsplit=1)[0]  # what it told
                 return reported(speaker, first, "me", self.pronoun_of(speaker))  # "he's"
