@@ -59,6 +59,7 @@ from npc_brain.mind.talk.prompts import after_conversation, conversation_turn
 from npc_brain.mind.talk.relations import last_open_line, relationship, renew_relationship
 from npc_brain.mind.talk.scene import Answer
 from npc_brain.mind.talk.social import time_greeting
+from npc_brain.mind.talk.understand import last_sentence, to_you
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 
@@ -203,22 +204,24 @@ class Conversations:
         intent: Intent,
         memories: Sequence[MemoryRecord],
     ) -> tuple[Line, None] | None:
-        """A question or small talk composed by code (`npc_small_talk` composed, with
-        `line_intents`; news and answers carry a memory, and the model words them): an
-        opener greets and asks after what the speaker saw the listener doing ("Good
-        morning, Bram! Busy mending the gate?"); a reply answers the last line as the
-        speaker would answer a player (talk/reply.py: understood, decided, realised). None
-        when the model words it, or when the answer is no line to say (a refusal, a
-        repeat)."""
+        """A question, small talk or an answer about the speaker itself ("Busy?"),
+        composed by code (`npc_small_talk` composed, with `line_intents`; news and other
+        answers carry a memory, and the model words them): an opener greets and asks
+        after what the speaker saw the listener doing ("Good morning, Bram! Busy mending
+        the gate?"); a reply answers the last line as the speaker would answer a player
+        (talk/reply.py: understood, decided, realised). None when the model words it, or
+        when the answer is no line to say (a refusal, a repeat)."""
         settings = self._f.settings
-        chatter = intent is SMALL_TALK or intent.kind == IntentKind.ASK
+        asked = last_sentence(lines[-1].text) if lines else ""
+        of_me = intent.kind == IntentKind.ANSWER and to_you(asked)
+        chatter = intent is SMALL_TALK or intent.kind == IntentKind.ASK or of_me
         if not chatter or settings.npc_small_talk != "composed" or not settings.line_intents:
             return None
         label = f"{intent.kind.value}, composed"
         if not lines:
             first = listener.persona.name.split()[0]
-            asked = _asked_after(listener, memories)
-            return Line("", f"{time_greeting(game_time)}, {first}! {asked}", False, label), None
+            after = _asked_after(listener, memories)
+            return Line("", f"{time_greeting(game_time)}, {first}! {after}", False, label), None
         if self._answer is None:
             return None
         answer = await self._answer(
