@@ -1,9 +1,10 @@
 """Who came to a seed's event (the report's `attendance`), as the paper counted the
 invited who came: who knew of it, from whom and when; who said they would come; who was
-at its place in its hours, and there for it (an action that names it), not for
-something else; and for each who knew and did not come, the reason from its own record:
-asleep, at the place for something else, planned it but was elsewhere, another
-commitment (its plan for the day at that hour), or forgot."""
+at its place in its hours, and there for it (an action that names it, or a talk there
+in the hour its plan gave the event), not for something else; and for each who knew and
+did not come, the reason from its own record: asleep, at the place for something else,
+planned it but was elsewhere, another commitment (its plan for the day at that hour),
+or forgot."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ DEFINITION = (
     "it said in a conversation mentions the seed, or answers a line that does, and says it "
     "will come (I'll / I will / I'd love to / count me in, with come, be there, join, "
     "attend or make it). It came when, at some step in the event's hours, it was at the "
-    "event's place doing something that names the seed; `minutes_at_place` counts every "
+    "event's place doing something that names the seed (or talking there in the hour its "
+    "plan gave the event); `minutes_at_place` counts every "
     "step there. For each who knew and did not come, `reason`: asleep at the start, at the "
     "place for something else, planned it but was elsewhere, another commitment (the "
     "thought in which it gave the event up for another, or its plan for that day at that "
@@ -85,11 +87,11 @@ def _row(
     event = seed.event
     assert event is not None
     during = [s for s in steps if s.agent_id == agent_id and event.start <= s.game_time < event.end]
-    states = [_state(s, event.place, seed) for s in during]
+    stream = streams.get(agent_id, ())
+    states = [_state(s, event.place, seed, _planned_at(stream, s.game_time)) for s in during]
     there = [s for s, state in zip(during, states, strict=True) if state.startswith(THERE)]
     for_it = [s for s, state in zip(during, states, strict=True) if state == FOR_IT]
     knower = knowers.get(agent_id)
-    stream = streams.get(agent_id, ())
     row: dict[str, Any] = {
         "agent": agent_id,
         "knew_since": iso(knower.since) if knower else "",
@@ -110,12 +112,16 @@ THERE = "there"  # the states of a step of the event's hours (the timeline)
 FOR_IT = f"{THERE} for it"
 
 
-def _state(step: Step, place: str, seed: Seed) -> str:
+def _state(step: Step, place: str, seed: Seed, planned: str) -> str:
     """Where the agent was at one step of the event's hours: at the place for the event
-    (an action that names it) or for something else; elsewhere, or asleep."""
+    (an action that names it, or a talk there in the hour its plan gave the event) or
+    for something else; elsewhere, or asleep."""
     if not step.address.startswith(place):
         return "asleep" if is_asleep(step.description) else "elsewhere"
-    return FOR_IT if seed.mentioned_in(step.description) else f"{THERE} for something else"
+    talking = step.description.startswith(("talking with", "waiting for"))
+    if seed.mentioned_in(step.description) or talking and seed.mentioned_in(planned):
+        return FOR_IT
+    return f"{THERE} for something else"
 
 
 def _reason(

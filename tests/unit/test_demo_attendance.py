@@ -31,7 +31,7 @@ DANCE = Seed(
     ("harvest dance",),
     event=Event("Elmfield:Tull's Barn", at(6, 19), at(6, 21)),
 )
-MEMBERS = ("ada", "ben", "cal", "dot", "eli", "fay", "gus")
+MEMBERS = ("ada", "ben", "cal", "dot", "eli", "fay", "gus", "hal")
 CAST = Cast(tuple(CastMember(a, a.title(), HOME) for a in MEMBERS), (DANCE,))
 
 
@@ -62,6 +62,7 @@ STREAMS = {
     ],
     "eli": [heard("eli", 13)],
     "fay": [],
+    "hal": [heard("hal", 15), plan("hal", "6:00 shoe the horses; 19:00 go to the harvest dance")],
 }
 
 
@@ -74,6 +75,7 @@ def steps() -> list[Step]:
         "eli": ("sleeping", HOME),
         "fay": ("mend a fence", HOME),
         "gus": ("keep the vigil", "Elmfield:chapel:nave"),
+        "hal": ("talking with Ben", BARN),  # came for the dance, and talked there
     }
     found = []
     for minutes in range(0, 180, STEP):
@@ -99,8 +101,8 @@ def test_who_knew_said_came_and_why_not() -> None:
     section = attendance_section(CAST, STREAMS, steps(), TALKS, STEP)
     dance = section["events"]["dance"]
     rows = {r["agent"]: r for r in dance["agents"]}
-    assert (dance["invited"], dance["said_would_come"], dance["invited_who_came"]) == (5, 1, 1)
-    assert dance["came"] == 2  # the host too
+    assert (dance["invited"], dance["said_would_come"], dance["invited_who_came"]) == (6, 1, 2)
+    assert dance["came"] == 3  # the host too
     assert rows["ben"]["came"] and rows["ben"]["said_would_come"].startswith("I'll be there")
     assert rows["ben"]["heard_from"] == "ada" and rows["ben"]["minutes_there_for_it"] == 120
     assert rows["cal"]["reason"] == "another commitment: grind the late wheat"
@@ -111,6 +113,8 @@ def test_who_knew_said_came_and_why_not() -> None:
     assert rows["gus"]["reason"].startswith("another commitment: Gus can't go to the harvest")
     assert [state for _, state in rows["ben"]["timeline"]] == ["there for it"] * 4
     assert {state for _, state in rows["dot"]["timeline"]} == {"there for something else"}
+    # talking at the place, in the hours its plan gave the dance: there for it
+    assert [state for _, state in rows["hal"]["timeline"]] == ["there for it"] * 4
     assert {state for _, state in rows["eli"]["timeline"]} == {"asleep"}
     assert {state for _, state in rows["cal"]["timeline"]} == {"elsewhere"}
 
