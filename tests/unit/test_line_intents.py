@@ -226,6 +226,11 @@ def test_news_is_an_event_someone_told_or_a_claim_heard_and_not_the_listeners_ow
         ("Tom Moreno sells paint at Harvey Oak Supply Store", False),
         ("Isabella runs Hobbs Cafe, where Sam has coffee every morning", False),
         ("Wolfgang Schulz lives next door in the dorm", False),
+        # what someone did is an event; what someone was or had is not
+        ("Ines Varga found the sea wall cracked, and warns the harbour", True),
+        ("Ines Varga was the harbourmaster", False),
+        ("Tomas Reyes had a boat", False),
+        ("Tomas Reyes has fished these waters for forty years", False),
     ],
 )
 def test_an_event_is_someone_doing_something_or_something_at_a_time(text: str, event: bool) -> None:

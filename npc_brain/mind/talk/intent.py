@@ -16,6 +16,8 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from enum import Enum
 
+from lemminflect import getAllLemmas, getInflection
+
 from npc_brain.memory.records import MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.when import says_when
 from npc_brain.mind.talk.answers import key_terms, names_in, retold, ungreeted
@@ -91,10 +93,25 @@ def an_event(memory: MemoryRecord) -> bool:
 
 
 def eventful(text: str) -> bool:
-    """Whether a text tells of an event: someone doing or going to do something ("is
-    throwing a party", "will open"), or something at a time (a date, a weekday, "5
-    pm", "tomorrow"), not a standing fact ("Ana is Tomas's niece")."""
-    return bool(_DOING.search(text) or tells_when(text))
+    """Whether a text tells of an event: someone doing, going to do or having done
+    something ("is throwing a feast", "will open", "found the props cracked"), or
+    something at a time (a date, a weekday, "5 pm", "tomorrow"), not a standing fact
+    ("Ana is Tomas's niece")."""
+    return bool(_DOING.search(text) or tells_when(text) or _did(text))
+
+
+def _did(text: str) -> bool:
+    """Whether a text says what its subject did: a name, then a verb in its past tense
+    that is not a form of be or have ("Eli Marsh found ...", not "Ana was a fisher")."""
+    found = re.match(r"(?:[A-Z][\w']*\s+){1,3}([a-z]+)\b", text.strip())
+    if found is None:
+        return False
+    word = found[1]
+    lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
+    return any(
+        lemma not in ("be", "have") and word != lemma and word in getInflection(lemma, tag="VBD")
+        for lemma in lemmas
+    )
 
 
 def tells_when(text: str) -> bool:
