@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -424,6 +425,7 @@ def _insert_memories(
     stored: list[list[MemoryRecord]] = []
     rows = []
     booked = []  # the commitments the memories make (memory/commitments.py)
+    events: list[tuple[str, str, GameTime]] = []  # (agent, what, when heard) of each
     for agent_id, memories, vectors in batches:
         blobs = (
             [b""] * len(memories)
@@ -456,10 +458,9 @@ def _insert_memories(
                 )
             )
             records.append(_stored(memory, next_id))
-            booked += [
-                (agent_id, next_id, c.activity, c.start, c.end)
-                for c in commitments_in(memory.description, memory.created)
-            ]
+            made = commitments_in(memory.description, memory.created)
+            booked += [(agent_id, next_id, c.activity, c.start, c.end) for c in made]
+            events += [(agent_id, c.activity, memory.created) for c in made]
             next_id += 1
         stored.append(records)
     db.executemany(
@@ -470,7 +471,29 @@ def _insert_memories(
         rows,
     )
     db.executemany("INSERT INTO commitments VALUES (?, ?, ?, ?, ?)", booked)
+    _learn_event_places(db, events)
     return stored
+
+
+def _learn_event_places(
+    db: sqlite3.Connection, events: Sequence[tuple[str, str, GameTime]]
+) -> None:
+    """An agent committed to an event at a place of the world ("go to the feast at the
+    Red Boar") knows that place from then: every room of the area the event names,
+    among the places some agent knows, joins its places. Hearing where an event is is
+    how one learns where to go; without it the planner could only send the agent to a
+    place it knew already."""
+    if not events:
+        return
+    known = [address for (address,) in db.execute("SELECT DISTINCT address FROM places")]
+    rooms = [a.split(":") for a in known if a.count(":") == 2]  # world:area:room
+    learnt = [
+        (agent_id, ":".join(room), when)
+        for agent_id, activity, when in events
+        for room in rooms
+        if re.search(rf"\b{re.escape(room[1])}\b", activity, re.IGNORECASE)
+    ]
+    _insert_places(db, learnt)
 
 
 def _next_memory_id(db: sqlite3.Connection) -> int:

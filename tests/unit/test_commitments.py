@@ -87,6 +87,26 @@ def test_a_commitment_is_written_with_its_memory_and_deleted_with_it(tmp_path: P
     asyncio.run(scenario())
 
 
+def test_an_event_heard_of_makes_its_place_known(tmp_path: Path) -> None:
+    brain = make_brain(tmp_path, embedder=HashingEmbedder(64))
+    invite = 'Ines said to Tomas: "Come to the feast at the Red Boar on Friday, 6-10 pm!"'
+    taproom, cellar = "Saltmere:Red Boar:taproom", "Saltmere:Red Boar:taproom:cellar door"
+
+    async def scenario() -> list[str]:
+        await brain.upsert_agent("", "ines", Persona("Ines", home_address=taproom), MONDAY)
+        await brain.upsert_agent(
+            "", "tomas", Persona("Tomas", home_address="Saltmere:boat"), MONDAY
+        )
+        store = brain._world("").store  # noqa: SLF001 - the store itself is tested
+        store.add_places("ines", [cellar], MONDAY)
+        assert taproom not in store.places("tomas")
+        await brain.add_memory("", "tomas", MONDAY, MemoryKind.DIALOGUE, Observation(invite))
+        return store.places("tomas")
+
+    known = asyncio.run(scenario())
+    assert taproom in known and cellar not in known  # the room, not each object in it
+
+
 def test_a_migrated_store_finds_the_commitments_of_its_old_memories() -> None:
     db = sqlite3.connect(":memory:")
     for migration in MIGRATIONS[:-1]:
