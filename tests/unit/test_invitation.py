@@ -29,9 +29,16 @@ def test_free_it_accepts_booked_it_declines_with_what_it_will_do(tmp_path: Path)
     dance = invitation("Come to the Regatta dance at the boathouse on Friday, 7-9 pm!", MONDAY)
     assert dance is not None
 
-    async def scenario() -> tuple[str, str]:
-        for agent_id in ("wren", "odo"):
+    async def scenario() -> tuple[str, str, str]:
+        for agent_id in ("wren", "odo", "ida"):
             await brain.upsert_agent("", agent_id, Persona(agent_id.title()), MONDAY)
+        await brain.add_memory(  # the same dance, heard of before in fewer words
+            "",
+            "ida",
+            MONDAY,
+            MemoryKind.OBSERVATION,
+            Observation("The dance is on Friday at 7 pm"),
+        )
         await brain.add_memory(
             "",
             "odo",
@@ -40,9 +47,9 @@ def test_free_it_accepts_booked_it_declines_with_what_it_will_do(tmp_path: Path)
             Observation("The Lock Keepers meeting at the Lock House is on Friday at 8 pm"),
         )
         world = brain._world("")  # noqa: SLF001 - the store the reply reads
-        return reply(world, "wren", dance), reply(world, "odo", dance)
+        return reply(world, "wren", dance), reply(world, "odo", dance), reply(world, "ida", dance)
 
-    wren, odo = asyncio.run(scenario())
+    wren, odo, ida = asyncio.run(scenario())
     assert wren == (
         "I'd love to come to the Regatta dance at the boathouse on Friday, March 7 at 7 pm!"
     )
@@ -50,3 +57,4 @@ def test_free_it_accepts_booked_it_declines_with_what_it_will_do(tmp_path: Path)
         "I'm sorry, I can't come to the Regatta dance at the boathouse: I'll go to the Lock "
         "Keepers meeting at the Lock House then."
     )
+    assert ida == wren  # its commitment to the dance is no clash with the dance

@@ -38,12 +38,20 @@ def reply(world: World, agent_id: str, invited: Commitment) -> str:
     since = invited.start - LONGEST_HOURS * 3600  # what began before may still go on
     booked = world.store.commitments(agent_id, since, invited.end)
     clash = next(
-        (c for _, c in booked if c.overlaps(invited) and c.activity != invited.activity), None
+        (c for _, c in booked if c.overlaps(invited) and not same_event(c, invited)), None
     )
     event = invited.activity.removeprefix("go to the ")
     if clash is not None:
         return f"I'm sorry, I can't come to the {event}: I'll {clash.activity} then."
     return f"I'd love to come to the {event} on {said_when(invited.start)}!"
+
+
+def same_event(one: Commitment, other: Commitment) -> bool:
+    """Whether two commitments at overlapping hours are one event, told twice: the words
+    of one are all in the other ("go to the feast" and "go to the harvest feast at the
+    Long Hall")."""
+    words = [set(re.findall(r"[a-z']+", c.activity.lower())) for c in (one, other)]
+    return one.overlaps(other) and (words[0] <= words[1] or words[1] <= words[0])
 
 
 def said_when(moment: GameTime) -> str:
