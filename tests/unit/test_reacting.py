@@ -462,3 +462,24 @@ def test_composed_small_talk_asks_after_what_was_seen_and_answers_by_code(
     )
     assert reply.speaker_id == "klaus" and reply.text and "composed" in reply.intent
     assert chat.calls.count("line") == 0  # neither line is the model's
+
+
+def test_composed_small_talk_takes_news_with_thanks(tmp_path: Path) -> None:
+    news = "Isabella is throwing a party at the cafe on Friday at 5 pm."
+    told = {"utterance": "Klaus, I am throwing a party at the cafe on Friday at 5 pm!"}
+    chat = routed(talk=[{"answer": "yes"}], line=[{**told, "end_conversation": False}])
+    brain = make_brain(tmp_path, chat, planner="free", npc_small_talk="composed")
+
+    async def scenario() -> list[Line]:
+        await _town(brain)
+        author = Source(SourceKind.AUTHOR, "")
+        await brain.add_memory(
+            "", "isabella", T0 - 3600, MemoryKind.OBSERVATION, Observation(news, source=author)
+        )
+        (result,) = await brain.tick("", T0, [AgentTick("isabella", _sees("klaus"))], lockstep=True)
+        return list(result.action.chat)
+
+    opener, reply, *_ = asyncio.run(scenario())
+    assert opener.intent.startswith("news") and "party" in opener.text
+    assert reply.speaker_id == "klaus" and "Isabella" in reply.text and "composed" in reply.intent
+    assert any(w in reply.text for w in ("Thanks", "Thank you", "keep that in mind"))

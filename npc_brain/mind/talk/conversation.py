@@ -210,7 +210,8 @@ class Conversations:
         after what the speaker saw the listener doing ("Good morning, Bram! Busy mending
         the gate?"); a reply answers the last line as the speaker would answer a player
         (talk/reply.py: understood, decided, realised). None when the model words it, or
-        when the answer is no line to say (a refusal, a repeat)."""
+        when the answer is no line to say (a refusal, a repeat). News told is taken with
+        thanks ("Good to know, Bram. Thank you.")."""
         settings = self._f.settings
         asked = last_sentence(lines[-1].text) if lines else ""
         of_me = intent.kind == IntentKind.ANSWER and to_you(asked)
@@ -218,17 +219,21 @@ class Conversations:
         if not chatter or settings.npc_small_talk != "composed" or not settings.line_intents:
             return None
         label = f"{intent.kind.value}, composed"
+        first = listener.persona.name.split()[0]
         if not lines:
-            first = listener.persona.name.split()[0]
             after = _asked_after(listener, memories)
             return Line("", f"{time_greeting(game_time)}, {first}! {after}", False, label), None
+        if lines[-1].intent.startswith(IntentKind.NEWS.value):  # news told: taken, with thanks
+            thanks = _THANKS[sum(map(ord, lines[-1].text)) % len(_THANKS)]
+            return Line("", thanks.format(first), False, label), None
         if self._answer is None:
             return None
         answer = await self._answer(
             world, speaker, game_time, listener.agent_id, listener.persona.name, lines[-1].text
         )
         text = answer.text
-        if not text or text == REFUSAL or _repeats(text, lines):
+        # an answer says the question's words again ("Busy?" "I'm busy ..."): no repeat
+        if not text or text == REFUSAL or _repeats(text, lines[:-1]):
             return None
         return Line("", text, answer.ends, label), None
 
@@ -598,6 +603,15 @@ def _doings(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:
     if latest is None:
         return f"what {first} is doing today"
     return f"what you saw: {latest.description}"
+
+
+# How a listener takes news told to it, with nothing of its own to say (one per line,
+# by the line's letters, so a run says the same again only by chance).
+_THANKS = (
+    "Thanks for telling me, {}.",
+    "Good to know, {}. Thank you.",
+    "I'll keep that in mind, {}.",
+)
 
 
 def _asked_after(listener: AgentRecord, memories: Sequence[MemoryRecord]) -> str:

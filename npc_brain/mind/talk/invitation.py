@@ -37,9 +37,7 @@ def reply(world: World, agent_id: str, invited: Commitment) -> str:
     """Yes, or no with the commitment that stands in the way (the agent's, made before)."""
     since = invited.start - LONGEST_HOURS * 3600  # what began before may still go on
     booked = world.store.commitments(agent_id, since, invited.end)
-    clash = next(
-        (c for _, c in booked if c.overlaps(invited) and not same_event(c, invited)), None
-    )
+    clash = next((c for _, c in booked if c.overlaps(invited) and not same_event(c, invited)), None)
     event = invited.activity.removeprefix("go to the ")
     if clash is not None:
         return f"I'm sorry, I can't come to the {event}: I'll {clash.activity} then."
