@@ -331,6 +331,14 @@ REPORTED = [
         "she",
         'Vera Stone asked me: "Have you seen my sword?"',
     ),
+    # a word of a name is no pronoun
+    (
+        "Ines Varga",
+        "I found the props of Saltmere Mine cracked.",
+        "me",
+        "she",
+        "Ines Varga told me she found the props of Saltmere Mine cracked.",
+    ),
 ]
 
 
