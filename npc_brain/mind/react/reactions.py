@@ -49,7 +49,7 @@ class Reactions:
             return
         if mind.undisturbable(game_time) or mind.calm_until > game_time:
             return
-        seen = []
+        seen: list[tuple[int, int, AgentRecord, Observation]] = []  # talks, order, who, what
         for o in observations:
             other = world.store.get_agent(o.subject) if o.subject != agent.agent_id else None
             if other is None or mind.quiet_until.get(other.agent_id, -1e18) > game_time:

@@ -203,7 +203,7 @@ class Conversations:
         lines: Sequence[Line],
         intent: Intent,
         memories: Sequence[MemoryRecord],
-    ) -> tuple[Line, None] | None:
+    ) -> tuple[Line, MemoryRecord | None] | None:
         """A question, small talk or an answer about the speaker itself ("Busy?"),
         composed by code (`npc_small_talk` composed, with `line_intents`; news and other
         answers carry a memory, and the model words them): an opener greets and asks
