@@ -102,7 +102,7 @@ def eventful(text: str) -> bool:
 
 def _did(text: str) -> bool:
     """Whether a text says what its subject did: a name, then a verb in its past tense
-    that is not a form of be or have ("Eli Marsh found ...", not "Ana was a fisher")."""
+    that is not a form of be or have ("Ines Varga found ...", not "Ana was a fisher")."""
     found = re.match(r"(?:[A-Z][\w']*\s+){1,3}([a-z]+)\b", text.strip())
     if found is None:
         return False

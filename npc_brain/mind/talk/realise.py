@@ -431,7 +431,7 @@ def reported(
     for i, t in enumerate(toks):
         w = t.text.lower()
         if t.text[0].isupper() and i and _capitalised(toks, i - 1):
-            continue  # a word of a name, not a pronoun: "Copperpeak Mine"
+            continue  # a word of a name, not a pronoun: "Saltmere Mine"
         if w in _MY or w in _YOUR:
             forms, person, case = (
                 (third, p3, _MY[w]) if w in _MY else (heard, 3 - 3 * to_me, _YOUR[w])
