@@ -129,13 +129,11 @@ class Replies:
         rests on came from (News.source_of), then the model's sentence if one passed, then
         a Line carrying the act and topic (its text is what streamed)."""
         speaker_id, speaker_name, utterance = asked
-        scene = await self._scene(world, agent, game_time, speaker_id, speaker_name, utterance)
-        answer = await compose(scene)
-        heard = scene.heard
-        text = answer.text
-        if await self._leaks(world, agent, speaker_id, utterance, text):
-            text, answer = REFUSAL, Answer((REFUSAL,))
-        for i, piece in enumerate(answer.sentences if text != REFUSAL else (REFUSAL,)):
+        scene, answer = await self._composed(
+            world, agent, game_time, speaker_id, speaker_name, utterance
+        )
+        heard, text = scene.heard, answer.text
+        for i, piece in enumerate(answer.sentences):
             yield piece if i == 0 else f" {piece}"
         if interview and text != REFUSAL and answer.grounds:  # nothing recalled: no source
             source = await self._news.source_of(world, agent, " ".join(answer.grounds), text)
@@ -159,11 +157,26 @@ class Replies:
     ) -> Answer:
         """The composed answer to a line (understood, decided, realised: no model call),
         REFUSAL where it would give away what the agent may not tell the speaker."""
+        _, answer = await self._composed(
+            world, agent, game_time, speaker_id, speaker_name, utterance
+        )
+        return answer
+
+    async def _composed(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        speaker_id: str,
+        speaker_name: str,
+        utterance: str,
+    ) -> tuple[Scene, Answer]:
+        """The scene and its composed answer, REFUSAL where it gives a secret away."""
         scene = await self._scene(world, agent, game_time, speaker_id, speaker_name, utterance)
         answer = await compose(scene)
         if await self._leaks(world, agent, speaker_id, utterance, answer.text):
-            return Answer((REFUSAL,))
-        return answer
+            answer = Answer((REFUSAL,))
+        return scene, answer
 
     async def _scene(
         self,
