@@ -3,11 +3,15 @@ agent told what it sees through Tick, and everything the report needs is collect
 
 Agents teleport to their action's address. Agents in the same sector see each other
 (an observation whose `subject` is the other agent, so reactions and conversations can
-start), the arena they are in and its objects (their spatial memory grows).
+start), the arena they are in and its objects (their spatial memory grows). In a crowd an
+agent notices at most MAX_SEEN_AGENTS others, those in its own arena first, and a
+different few each step (`noticed`), so that nobody goes unseen because of their place in
+the cast file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -302,7 +306,7 @@ class Simulation:
         return answer
 
     def _tick(self, game_time: float) -> None:
-        items = [self._agent_tick(m) for m in self._cast.members]
+        items = [self._agent_tick(m, game_time) for m in self._cast.members]
         for batch in batches(items):
             # lockstep: the server handles the agents one after another and answers once
             # all the cognition the tick started has finished (same seed, same run)
@@ -321,7 +325,7 @@ class Simulation:
                     if line.intent:
                         self.record.intents[(line.speaker_id, line.text)] = line.intent
 
-    def _agent_tick(self, member: CastMember) -> pb.AgentTick:
+    def _agent_tick(self, member: CastMember, game_time: float) -> pb.AgentTick:
         here = self._where[member.agent_id]
         sector, arena = self._town.sector_of(here), self._town.arena_of(here)
         others = [
@@ -331,9 +335,10 @@ class Simulation:
             and self._town.sector_of(self._where[other.agent_id]) == sector
             and other.agent_id in self._actions
         ]
-        others.sort(key=lambda o: self._town.arena_of(self._where[o.agent_id]) != arena)
+        nearby = {o.agent_id: self._town.arena_of(self._where[o.agent_id]) == arena for o in others}
+        members = {o.agent_id: o for o in others}
         observations: list[pb.Observation] = []
-        for other in others[:MAX_SEEN_AGENTS]:
+        for other in (members[o] for o in noticed(member.agent_id, nearby, game_time)):
             action = self._actions[other.agent_id]
             observations.append(
                 pb.Observation(
@@ -525,6 +530,20 @@ def persona(member: CastMember) -> pb.Persona:
         daily_requirements=list(member.daily_requirements),
         pronouns=member.pronouns,
     )
+
+
+def noticed(
+    observer_id: str, nearby: dict[str, bool], game_time: float, limit: int = MAX_SEEN_AGENTS
+) -> list[str]:
+    """The others (agent id -> whether in the observer's arena) that the observer notices
+    at `game_time`: at most `limit`, its own arena's first, and among equals an order
+    drawn afresh each step, the same in every run (a digest, not Python's salted hash)."""
+
+    def draw(other_id: str) -> bytes:
+        key = f"{game_time:.0f}:{observer_id}:{other_id}".encode()
+        return hashlib.blake2b(key, digest_size=8).digest()
+
+    return sorted(nearby, key=lambda o: (not nearby[o], draw(o)))[:limit]
 
 
 def batches(

@@ -7,8 +7,9 @@ two retrievals: the observer's relationship with the other agent and what that a
 doing. Talking hands over to a conversation (mind/talk/conversation.py). Gates spare the
 model: nobody reacts while asleep or talking, nor to someone asleep, nor asks whether to
 talk to someone in a conversation (only what to do meanwhile); an agent stops to
-consider others at most once per `reaction_cooldown_minutes`, and two agents talk again
-only after `conversation_cooldown_minutes`.
+consider others at most once per `reaction_cooldown_minutes` (`WAIT_MINUTES` when the
+one it considered was busy talking), and two agents talk again only after
+`conversation_cooldown_minutes`.
 """
 
 from __future__ import annotations
@@ -84,8 +85,12 @@ class Reactions:
         )
         observed = f"{seen.text} ({other_name} is {world.mind(other.agent_id).doing()})"
         # Someone in a conversation (or just out of one) cannot be talked to: the only
-        # question left is what to do meanwhile.
-        talk = not world.mind(other.agent_id).undisturbable(game_time) and await self._f.think(
+        # question left is what to do meanwhile, and the agent looks round again soon
+        # (when the talk ends, it may be the one who is talked to next).
+        busy = world.mind(other.agent_id).undisturbable(game_time)
+        if busy:
+            world.mind(agent.agent_id).calm_until = game_time + WAIT_MINUTES * 60
+        talk = not busy and await self._f.think(
             world,
             agent,
             "reaction",
