@@ -319,3 +319,50 @@ def test_asked_what_it_is_doing_the_npc_says_what_it_is_doing(tmp_path: Path, li
     brain = village(tmp_path, reply_wording="plain")
     _, reply = said(brain, "thornbury", "bram", line)
     assert reply.text.endswith("I'm repairing the town gate's hinges.")  # after a greeting back
+
+
+def test_asked_for_a_thing_it_does_not_sell_the_npc_says_so_and_who_does(
+    tmp_path: Path,
+) -> None:
+    brain = village(tmp_path, reply_wording="plain")
+
+    async def stock() -> None:
+        for text in (
+            "Ana Costa sells a hand net for 6 coins",
+            "Ana Costa sells a coil of rope for 3 coins",
+        ):
+            memory = Observation(text)
+            await brain.add_memory(
+                "thornbury", "ana", NOW - 40 * HOUR, MemoryKind.OBSERVATION, memory
+            )
+
+    asyncio.run(stock())
+    _, boat = said(brain, "thornbury", "ana", "Do you sell boats?")
+    assert boat.act == "trade"
+    assert boat.text == "No, I don't sell boats. Tomas Reyes told me that he is selling his boat."
+    _, swords = said(brain, "thornbury", "ana", "Do you sell swords?")
+    assert swords.text == (
+        "No, I don't sell swords. I have a hand net for 6 coins and a coil of rope for 3 coins."
+    )
+    _, rope = said(brain, "thornbury", "ana", "What's the price of rope?")
+    assert rope.text == "A coil of rope is 3 coins."
+
+
+def test_a_shopkeeper_whose_wares_have_no_prices_says_what_its_shop_sells(
+    tmp_path: Path,
+) -> None:
+    brain = station(tmp_path)
+    keeper = Persona(
+        "Rui Tan", 50, "thrifty", "keeps the ring store, which sells tools, lamps and rations"
+    )
+
+    async def hire() -> None:
+        await brain.upsert_agent("halcyon", "rui", keeper, NOW - 48 * HOUR)
+
+    asyncio.run(hire())
+    _, lamps = said(brain, "halcyon", "rui", "Do you sell lamps?")
+    assert lamps.text == "Yes, I do. I keep the ring store, which sells tools, lamps and rations."
+    _, price = said(brain, "halcyon", "rui", "How much is a lamp?")
+    assert price.text == "I keep the ring store, which sells tools, lamps and rations."
+    _, suits = said(brain, "halcyon", "rui", "Do you sell pressure suits?")
+    assert suits.text.startswith("No, I don't sell pressure suits. I keep the ring store")

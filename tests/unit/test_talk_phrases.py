@@ -1,13 +1,14 @@
 """Phrases the composers say: a place in directions (scene.place_phrase), the first
-sentence of a persona's identity in a greeting (social.first_sentence); in a mining
+sentences of a persona's identity in a greeting (social.introduction); in a mining
 colony and a river town."""
 
 from __future__ import annotations
 
 import pytest
 
+from npc_brain.mind.talk.realise import asks_yes_or_no
 from npc_brain.mind.talk.scene import place_phrase
-from npc_brain.mind.talk.social import first_sentence
+from npc_brain.mind.talk.social import introduction
 
 
 @pytest.mark.parametrize(
@@ -32,7 +33,31 @@ def test_a_place_is_said_as_its_spot_in_its_area(address: str, said: str) -> Non
         ("I'm the assayer of Rustpit. I weigh every ounce of ore.", "I'm the assayer of Rustpit."),
         ("I'm Dr. Ines Varga, of St. Agnes. I set bones.", "I'm Dr. Ines Varga, of St. Agnes."),
         ("I run the ferry", "I run the ferry"),
+        # what it is says little: what it does too
+        (
+            "I'm a widow. I run the boarding house and cook for the miners. I'm nosy.",
+            "I'm a widow. I run the boarding house and cook for the miners.",
+        ),
+        ("I'm the ferryman. I take folk across.", "I'm the ferryman. I take folk across."),
     ],
 )
-def test_a_greeting_says_the_first_sentence_of_who_the_npc_is(identity: str, first: str) -> None:
-    assert first_sentence(identity) == first
+def test_a_greeting_says_what_the_npc_is_and_what_it_does_when_that_says_little(
+    identity: str, first: str
+) -> None:
+    assert introduction(identity) == first
+
+
+@pytest.mark.parametrize(
+    ("line", "polar"),
+    [
+        ("Do you sell rope?", True),
+        ("Can I get a room for the night?", True),
+        ("Got any hooks?", True),
+        ("Is the ferry running?", True),
+        ("How much is a lamp?", False),
+        ("What do you sell?", False),
+        ("Tell me about the mine", False),
+    ],
+)
+def test_a_yes_no_question_opens_with_an_auxiliary(line: str, polar: bool) -> None:
+    assert asks_yes_or_no(line) is polar

@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, Source, SourceKind
-from npc_brain.mind.talk.trade import holding, offered, ordered, price_of, total, ware
+from npc_brain.mind.talk.trade import (
+    holding,
+    not_sold,
+    offered,
+    ordered,
+    price_of,
+    things_asked,
+    total,
+    ware,
+)
 
 
 def _memory(text: str) -> MemoryRecord:
@@ -77,3 +86,32 @@ def test_a_quantity_is_no_offer() -> None:
 def test_a_line_that_names_no_ware_orders_nothing() -> None:
     wares = [w for w in STATION if w is not None]
     assert ordered("do you sell poison?", wares) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "things"),
+    [
+        ("Do you sell horses?", [("horse",)]),
+        ("Got any fish hooks?", [("fish", "hook")]),
+        ("I'd like two fresh loaves and a fish pie", [("loaf",), ("fish", "pie")]),
+        ("What's the price of a wool blanket?", [("wool", "blanket")]),
+        ("Do you sell dynamite?", [("dynamite",)]),  # after a verb of trade
+        ("Is anything being sold off this week?", []),  # news in general, a time
+        ("How much for the lot?", []),  # words of trading name no thing
+        ("3 dollars is robbery, 2?", [("dollar",)]),  # a noun said of something: none
+        ("Is that your final offer?", []),
+    ],
+)
+def test_the_things_a_line_of_trade_asks_for_are_its_introduced_nouns(
+    line: str, things: list[tuple[str, ...]]
+) -> None:
+    assert things_asked(line) == things
+
+
+def test_a_thing_none_of_the_wares_is_is_said_in_the_plural() -> None:
+    stock = [w for w in POST if w is not None]
+    assert not_sold("Do you sell horses?", stock) == ["horses"]
+    assert not_sold("Any oxygen canisters?", [w for w in STATION if w]) == ["oxygen canisters"]
+    assert not_sold("Got a blanket?", stock) == []  # one of the wares
+    assert not_sold("How much are 3 dollars?", stock) == []  # its units are no thing
+    assert not_sold("How much?", stock) == []

@@ -25,6 +25,44 @@ _STOPWORDS = (
     "hadn't let's that's there's what's here's who's "
 )
 STOPWORDS = frozenset(_STOPWORDS.split())
+# Nouns that ask after news in general, not after a thing: "any news in town this week?"
+GENERAL_NOUNS = frozenset(
+    {
+        "news",
+        "word",
+        "anything",
+        "something",
+        "everything",
+        "nothing",
+        "town",
+        "city",
+        "village",
+        "place",
+        "people",
+        "thing",
+        "things",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "today",
+        "tonight",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "time",
+        "lately",
+        "while",
+        "world",
+        "way",
+        "lot",
+        "anyone",
+        "someone",
+        "everyone",
+    }
+)
 # Out of character: the model speaking as what it is ("I'm not a human. I'm a virtual
 # character created to explore the world of storytelling.", said by a guest in the default
 # demo).

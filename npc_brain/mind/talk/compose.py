@@ -18,5 +18,14 @@ COMPOSERS: dict[Act, Composer] = {**SOCIAL, **QUESTIONS}
 
 
 async def compose(scene: Scene) -> Answer:
-    """The answer to the line, by the composer of its act."""
-    return await COMPOSERS[scene.heard.act](scene)
+    """The answer to the line, by the composer of its act. A question in the words of
+    trade that the NPC has nothing to trade on ("Is anything being auctioned off this
+    week?" to the auction's holder) is answered as the question of fact it may be, when
+    the NPC knows the answer."""
+    answer = await COMPOSERS[scene.heard.act](scene)
+    question = scene.heard.text.rstrip().endswith("?")
+    if scene.heard.act is Act.TRADE and not answer.answered and question:
+        fact = await COMPOSERS[Act.FACT](scene)
+        if fact.answered:
+            return fact
+    return answer

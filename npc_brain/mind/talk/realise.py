@@ -45,6 +45,15 @@ AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
     ("have", "'"): ("'ve", "'ve", "'s", "'ve"),
 }
 _AUX_KEY = {form: key for key, forms in AUXILIARIES.items() for form in forms if form != "'s"}
+
+
+def asks_yes_or_no(line: str) -> bool:
+    """Whether a line is a yes-no question: it opens with an auxiliary or a modal ("Do
+    you sell rope?", "Can I get a room?", "Got any hooks?" has no subject, but is one)."""
+    words = re.findall(r"[a-z']+", line.lower())
+    return bool(words) and (words[0] in _AUX_KEY or words[0] in MODALS or words[0] == "got")
+
+
 # Pronoun cases: subject, object, possessive, possessive pronoun, reflexive.
 PRONOUNS: dict[str, tuple[str, str, str, str, str]] = {
     "he": ("he", "him", "his", "his", "himself"),

@@ -20,6 +20,7 @@ from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
 from npc_brain.mind.talk.answers import key_terms, retold, said_line, ungreeted
 from npc_brain.mind.talk.realise import first_person, persona_sentences, reported, sentence
+from npc_brain.mind.talk.trade import TRADE_VERBS
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
@@ -174,7 +175,6 @@ def _counts_in(word: str) -> bool:
 
 
 CLOCK = re.compile(r"[012]\d[0-5]\d")  # a 24-hour clock time ("0600", "1830")
-TRADE_VERBS = frozenset(("sell", "cost", "charge", "price", "buy", "pay", "ask"))
 
 
 def has_plan(scene: Scene) -> bool:

@@ -16,6 +16,7 @@ from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.realise import (
+    asks_yes_or_no,
     promised,
     sentence,
     sentences,
@@ -35,13 +36,32 @@ from npc_brain.mind.talk.scene import (
     priced,
     relevant,
 )
-from npc_brain.mind.talk.trade import catalogue, holding, offered, ordered, price_of, total, ware
+from npc_brain.mind.talk.trade import (
+    catalogue,
+    holding,
+    lemmas_of,
+    not_sold,
+    offered,
+    ordered,
+    price_of,
+    things_asked,
+    total,
+    ware,
+)
 from npc_brain.mind.talk.understand import asks_doing_now
 
 
-def first_sentence(text: str) -> str:
-    """A text's first sentence ("I'm the quartermaster. I run the depot." -> the first)."""
-    return next(iter(sentences(text)), "")
+def introduction(identity: str) -> str:
+    """What an NPC says of itself when it introduces itself: what it is, not all it
+    does ("I'm the quartermaster of Kestrel Station."), and what it does when what it is
+    says little ("I'm a widow. I run the boarding house and cook for the miners.")."""
+    said = sentences(identity)
+    if len(said) > 1 and len(said[0].split()) <= SHORT_INTRODUCTION:
+        return f"{said[0]} {said[1]}"
+    return said[0] if said else ""
+
+
+SHORT_INTRODUCTION = 4  # words of a first sentence that says little ("I'm a widow.")
 
 
 async def _greeting(scene: Scene) -> Answer:
@@ -54,7 +74,7 @@ async def _greeting(scene: Scene) -> Answer:
     heard = scene.heard
     if asks_doing_now(heard.text, heard.when, scene.now) and (doing := doing_now(scene)):
         return Answer((opening, doing), (doing,), answered=True)  # "Hi! Busy reading?"
-    who = first_sentence(persona_said(scene).get("identity", ""))  # what it is, not all it does
+    who = introduction(persona_said(scene).get("identity", ""))
     intro = "" if met or not who else f"I'm {scene.me.split()[0]}. {who}"
     return Answer((opening, intro) if intro else (opening, "Good to see you."), worded=True)
 
@@ -162,6 +182,8 @@ async def _trade(scene: Scene) -> Answer:
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
     if sold := _sold(scene, recalled):
         return sold
+    if elsewhere := await _not_sold(scene, recalled):
+        return elsewhere
     found = [m for m in await relevant(scene, recalled) if priced(m)]
     if found and not own(found[0], scene):  # a price it knows of another's ("the Gull")
         return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
@@ -174,7 +196,48 @@ async def _trade(scene: Scene) -> Answer:
     wares = [m for m in mine if priced(m)][:WARES]
     if wares:
         return Answer(tuple(scene.say(m) for m in wares), tuple(scene.grounds), answered=True)
+    if selling := _selling(scene):
+        return Answer((selling,), (selling,), answered=True)
     return Answer(("I'm afraid I have nothing like that to sell.",))
+
+
+async def _not_sold(scene: Scene, recalled: Sequence[MemoryRecord]) -> Answer | None:
+    """Asked for a thing that none of its wares is ("Do you sell boats?" to a net
+    mender), the NPC says it has none, and who else has one when it knows ("Tomas Reyes
+    told me that he is selling his boat."), else what it does sell: its wares, or what
+    its persona says it sells. A thing its persona says it sells, unpriced, it has.
+    None when the line names no thing, or one of its wares."""
+    stock = [w for m in recalled if own(m, scene) and (w := ware(m)) is not None]
+    things = not_sold(scene.heard.text, stock)
+    if not things:
+        return None
+    heads = {thing[-1] for thing in things_asked(scene.heard.text)}
+    selling = _selling(scene)
+    if not stock and heads & lemmas_of(selling):  # it has it, at no price the game gave
+        yes = ("Yes, I do.",) if asks_yes_or_no(scene.heard.text) else ()
+        return Answer((*yes, selling), (selling,), answered=True)
+    said = [sentence(f"No, I don't sell {things[0]}")]
+    # someone else's, where it can be had: a memory naming it, one with a price first
+    others = [m for m in recalled if not own(m, scene) and heads & lemmas_of(m.description)]
+    if others:
+        said.append(scene.say(min(others, key=lambda m: not priced(m))))
+    elif stock:
+        said.append(catalogue(stock[:WARES]))
+        scene.grounds.extend(w.memory.description for w in stock[:WARES])
+    elif selling:
+        said.append(selling)
+        scene.grounds.append(selling)
+    return Answer(tuple(said), tuple(scene.grounds), answered=True)
+
+
+def _selling(scene: Scene) -> str:
+    """The sentence of the NPC's persona that says what it sells, unpriced ("I keep
+    the ring store, which sells tools, lamps and rations."); '' if none."""
+    for said in sentences(persona_said(scene).get("identity", "")):
+        words = re.findall(r"[a-z]+", said.lower())
+        if any("sell" in getAllLemmas(w).get("VERB", ()) for w in words):
+            return said
+    return ""
 
 
 def _price(scene: Scene, memory: MemoryRecord) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from lemminflect import getAllLemmas, getInflection
 
 from npc_brain.memory.records import MemoryRecord
+from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS
 from npc_brain.mind.talk.realise import FUNCTION_WORDS, join_clauses, sentence
 
 
@@ -30,7 +31,7 @@ class Ware:
     @property
     def words(self) -> frozenset[str]:
         """The item's content words as lemmas ("loaf", "bread")."""
-        return frozenset(_lemma(w) for w in _WORDS.findall(self.item.lower()) if _content(w))
+        return lemmas_of(self.item)
 
 
 _SOLD = re.compile(
@@ -85,6 +86,72 @@ def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
         if word in FUNCTION_WORDS and word not in ("a", "an"):
             return 1
     return 1
+
+
+def things_asked(line: str) -> list[tuple[str, ...]]:
+    """The things a line of trade names, each as its nouns' lemmas, in order ("Got any
+    fish hooks?": ("fish", "hook")): nouns after a determiner, a number or a verb of
+    trade or having ("sell dynamite"), and an adjective or two, or in the plural;
+    leaving out the words of trading (TRADE_WORDS) and of news in general ("anything
+    this week?"). A noun said of something ("30 is robbery") names no thing."""
+    found: list[tuple[str, ...]] = []
+    run: list[str] = []
+    introduced = plural = False
+    for word in [*_WORDS.findall(line.lower()), ""]:
+        thing = _content(word) and word not in STOPWORDS and word not in GENERAL_NOUNS
+        lemmas = getAllLemmas(word) if thing else {}
+        noun = "NOUN" in lemmas and not set(lemmas.get("VERB", ())) & TRADE_WORDS
+        if noun and (lemma := _lemma(word)) not in TRADE_WORDS:
+            run.append(lemma)
+            plural = word != lemma
+            continue
+        if run and (introduced or plural):
+            found.append(tuple(run))
+        run = []
+        verbs = set(getAllLemmas(word).get("VERB", ()))
+        introduced = (
+            (introduced and "ADJ" in lemmas)
+            or word in _INTRODUCING
+            or word.isdigit()
+            or bool(verbs & (TRADE_VERBS | _HAVING))  # "sell dynamite", "got flour"
+        )
+    return list(dict.fromkeys(found))
+
+
+# Words that introduce a thing: "a net", "any hooks", "two loaves", "that lantern".
+_INTRODUCING = frozenset(("a", "an", "any", "some", "the", "this", "that", "these", "those"))
+_INTRODUCING |= {w for w in NUMERALS if w not in ("dozen", "couple", "pair")}
+_HAVING = frozenset(("have", "get", "carry", "stock", "keep", "need", "want"))
+
+
+# English's verbs of trade ("sells a dagger for 12 coins"), and the words of trading
+# that name no ware ("What's the price of a net?", "how much").
+TRADE_VERBS = frozenset(("sell", "cost", "charge", "price", "buy", "pay", "ask"))
+TRADE_WORDS = TRADE_VERBS | {
+    *("much", "ware", "offer", "deal", "discount", "bargain", "lot", "total", "bill"),
+    *("change", "money", "cash", "coin", "credit", "gold", "silver", "copper", "sale"),
+}
+
+
+def not_sold(line: str, wares: Sequence[Ware]) -> list[str]:
+    """The things a line of trade asks for that none of the wares is, as said in the
+    plural: "Do you sell boats?" to a net mender -> ["boats"]; [] when the line names
+    no thing (the wares' units are no things: "30 credits is robbery"), or one of the
+    wares."""
+    units = {_lemma(w.unit.lower()) for w in wares}
+    asked = [a for a in things_asked(line) if not set(a) <= units]
+    if not asked or any(set(a) & w.words for a in asked for w in wares):
+        return []
+    return [" ".join([*a[:-1], _plural_of(a[-1])]) for a in asked]
+
+
+def lemmas_of(text: str) -> frozenset[str]:
+    """A text's content words as noun lemmas ("sells his boats" -> sell, boat)."""
+    return frozenset(_lemma(w) for w in _WORDS.findall(text.lower()) if _content(w))
+
+
+def _plural_of(lemma: str) -> str:
+    return (getInflection(lemma, tag="NNS") or (lemma + "s",))[0]
 
 
 def offered(line: str, wares: Sequence[tuple[int, Ware]]) -> int | None:

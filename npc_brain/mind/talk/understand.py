@@ -28,7 +28,7 @@ from npc_brain.mind.talk.acts import (
     shipped,
     shipped_matrix,
 )
-from npc_brain.mind.talk.answers import STOPWORDS, key_terms, names_in
+from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS, key_terms, names_in
 from npc_brain.mind.talk.realise import FUNCTION_WORDS, MODALS
 from npc_brain.mind.talk.wh import Slot, asked_for
 
@@ -322,7 +322,7 @@ def thing_asked(text: str) -> str:
             continue
         for j in range(i + 1, min(i + 4, len(words))):  # up to two adjectives between
             low, lemmas = words[j].lower(), getAllLemmas(words[j].lower())
-            if words[j][0].isupper() or low in _GENERAL or low in STOPWORDS:
+            if words[j][0].isupper() or low in GENERAL_NOUNS or low in STOPWORDS:
                 break
             if "NOUN" in lemmas:
                 return " ".join(w.lower() for w in words[i : j + 1])
@@ -332,44 +332,6 @@ def thing_asked(text: str) -> str:
 
 
 _DETERMINERS = frozenset(("a", "an", "any", "the", "some"))
-# Nouns that ask after news in general, not after a thing: "any news in town this week?"
-_GENERAL = frozenset(
-    {
-        "news",
-        "word",
-        "anything",
-        "something",
-        "everything",
-        "nothing",
-        "town",
-        "city",
-        "village",
-        "place",
-        "people",
-        "thing",
-        "things",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "month",
-        "today",
-        "tonight",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "time",
-        "lately",
-        "while",
-        "world",
-        "way",
-        "lot",
-        "anyone",
-        "someone",
-        "everyone",
-    }
-)
 
 
 def named_places(text: str, addresses: Sequence[str]) -> list[str]:
