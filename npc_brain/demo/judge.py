@@ -189,7 +189,7 @@ def _guest(text: str, name: str) -> bool:
 
 # English's verbs of going to an event as a guest, after the one who goes.
 _GOING = (
-    r"(?:is|was|will be|'s|'ll be|will|'ll)?\s*(?:\w+ly\s+)?"
+    r"(?:is|was|will be|'s|'ll be|will|'ll)?\s*(?:\w+\s+)?"  # an adverb: "is often going"
     r"(?:going|coming|heading|attending|invited|go|come|attend)\b"
 )
 

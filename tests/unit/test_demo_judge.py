@@ -69,6 +69,7 @@ PLACES = ("Hobbs Cafe", "The Rose and Crown Pub", "Town Hall")
         ("Hobbs Cafe, on February 14!", ("place", "date"), ()),  # two facts are enough
         # a guest named going to it is no host named ...
         ("Klaus Mueller is going to the Valentine's party at Hobbs Cafe.", ("place",), ()),
+        ("Klaus Mueller is often going to the Valentine's party at Hobbs Cafe.", ("place",), ()),
         # ... unless it says he hosts it too
         ("Klaus is going to host a party at Hobbs Cafe.", ("place",), ("host",)),
         # ... nor one who tells they go ...

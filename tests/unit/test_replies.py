@@ -44,3 +44,12 @@ def test_a_word_and_its_inflections_are_one_term() -> None:
     assert key_terms("planning, shopping, sitting") == key_terms("plan, shop, sit")
     assert key_terms("dressing, calling, meeting") == {"dress", "call", "meet"}
     assert key_terms("the boats, a boat") == {"boat"}
+
+
+def test_a_number_in_words_and_in_digits_is_one_term() -> None:
+    assert key_terms("bay three's all locked up") & key_terms("Sealed Docking Bay 3") == {
+        "bay",
+        "3",
+    }
+    assert key_terms("twelve crates") == {"12", "crate"}
+    assert "one" in key_terms("no one came")  # "one" is also someone

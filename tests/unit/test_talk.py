@@ -366,3 +366,14 @@ def test_a_shopkeeper_whose_wares_have_no_prices_says_what_its_shop_sells(
     assert price.text == "I keep the ring store, which sells tools, lamps and rations."
     _, suits = said(brain, "halcyon", "rui", "Do you sell pressure suits?")
     assert suits.text.startswith("No, I don't sell pressure suits. I keep the ring store")
+
+
+def test_a_line_asking_what_the_npc_is_doing_is_answered_so_whatever_act_it_is_nearest(
+    tmp_path: Path,
+) -> None:
+    # "Busy X?" read as a request was answered "Of course, I can help with that." in
+    # NPC conversations (the two-day run): it asks what the NPC is doing, whatever act
+    brain = village(tmp_path, reply_wording="plain")
+    _, busy = said(brain, "thornbury", "bram", "Busy helping me with my horse?")
+    assert busy.act == "request"
+    assert busy.text == "I'm repairing the town gate's hinges."

@@ -11,20 +11,31 @@ from __future__ import annotations
 
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.questions import QUESTIONS
-from npc_brain.mind.talk.scene import Answer, Composer, Scene
+from npc_brain.mind.talk.scene import Answer, Composer, Scene, doing_now
 from npc_brain.mind.talk.social import SOCIAL
+from npc_brain.mind.talk.understand import asks_doing_now
 
 COMPOSERS: dict[Act, Composer] = {**SOCIAL, **QUESTIONS}
+# Acts whose words a question of what the NPC is doing may be nearest; the greeting and
+# the question of fact answer it themselves.
+DOING_ASKED = frozenset((Act.REQUEST, Act.SMALL_TALK, Act.OTHER, Act.TRADE))
 
 
 async def compose(scene: Scene) -> Answer:
-    """The answer to the line, by the composer of its act. A question in the words of
-    trade that the NPC has nothing to trade on ("Is anything being auctioned off this
-    week?" to the auction's holder) is answered as the question of fact it may be, when
-    the NPC knows the answer."""
-    answer = await COMPOSERS[scene.heard.act](scene)
-    question = scene.heard.text.rstrip().endswith("?")
-    if scene.heard.act is Act.TRADE and not answer.answered and question:
+    """The answer to the line, by the composer of its act.
+
+    A line that asks what the NPC is doing now ("Busy working on the paper?") is that
+    question whatever act its words are nearest (a request, small talk): it is answered
+    with what the NPC does. A question in the words of trade that the NPC has nothing to
+    trade on ("Is anything being auctioned off this week?" to the auction's holder) is
+    answered as the question of fact it may be, when the NPC knows the answer."""
+    heard = scene.heard
+    asks_doing = heard.act in DOING_ASKED and asks_doing_now(heard.text, heard.when, scene.now)
+    if asks_doing and (doing := doing_now(scene)):
+        return Answer((doing,), (doing,), answered=True)
+    answer = await COMPOSERS[heard.act](scene)
+    question = heard.text.rstrip().endswith("?")
+    if heard.act is Act.TRADE and not answer.answered and question:
         fact = await COMPOSERS[Act.FACT](scene)
         if fact.answered:
             return fact

@@ -17,6 +17,7 @@ from lemminflect import getAllLemmas, getInflection
 from npc_brain.memory.records import MemoryRecord
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS
 from npc_brain.mind.talk.realise import FUNCTION_WORDS, join_clauses, sentence
+from npc_brain.words import NUMBER_WORDS
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,7 @@ _SOLD = re.compile(
 )
 _WORDS = re.compile(r"[a-z]+|\d+")
 # English's numerals, for a quantity said in words ("three ration packs").
-NUMERALS = {
-    **{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6},
-    **{"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12},
-    **{"dozen": 12, "twenty": 20, "couple": 2, "pair": 2},
-}
+NUMERALS = {**NUMBER_WORDS, "a": 1, "an": 1, "one": 1, "dozen": 12, "couple": 2, "pair": 2}
 _SAID = {n: w for w, n in NUMERALS.items() if w not in ("a", "an", "dozen", "couple", "pair")}
 
 
