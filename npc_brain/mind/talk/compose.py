@@ -18,7 +18,8 @@ from npc_brain.mind.talk.understand import asks_doing_now
 COMPOSERS: dict[Act, Composer] = {**SOCIAL, **QUESTIONS}
 # Acts whose words a question of what the NPC is doing may be nearest; the greeting and
 # the question of fact answer it themselves.
-DOING_ASKED = frozenset((Act.REQUEST, Act.SMALL_TALK, Act.OTHER, Act.TRADE))
+# (Trade's are not among them: "Are you selling a boat?" asks after a thing to buy.)
+DOING_ASKED = frozenset((Act.REQUEST, Act.SMALL_TALK, Act.OTHER))
 
 
 async def compose(scene: Scene) -> Answer:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from lemminflect import getAllLemmas
 
-from npc_brain.memory.records import GameTime, MemoryRecord
+from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
 from npc_brain.memory.when import anchor
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
@@ -217,8 +217,16 @@ async def _not_sold(scene: Scene, recalled: Sequence[MemoryRecord]) -> Answer | 
         yes = ("Yes, I do.",) if asks_yes_or_no(scene.heard.text) else ()
         return Answer((*yes, selling), (selling,), answered=True)
     said = [sentence(f"No, I don't sell {things[0]}")]
-    # someone else's, where it can be had: a memory naming it, one with a price first
-    others = [m for m in recalled if not own(m, scene) and heads & lemmas_of(m.description)]
+    # where it can be had: a memory naming it that is none of the wares (someone else's,
+    # or what the NPC learnt of it: "the Magpie has berths at 200 credits"), priced first
+    mine = {w.memory.memory_id for w in stock}
+    others = [
+        m
+        for m in recalled
+        if m.memory_id not in mine
+        and m.kind != MemoryKind.PLAN
+        and heads & lemmas_of(m.description)
+    ]
     if others:
         said.append(scene.say(min(others, key=lambda m: not priced(m))))
     elif stock:
