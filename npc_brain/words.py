@@ -1,12 +1,48 @@
-"""Words as one stem: the one stemmer of the whole tree (talk, memory, the demo's judge).
-A number said in words is its digits ("bay three" and "Bay 3" share a term)."""
+"""Words as the whole tree reads them (talk, memory, the demo's judge): one way to split
+a text into words, and one stemmer. A number said in words is its digits ("bay three"
+and "Bay 3" share a term)."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import snowballstemmer
 from lemminflect import getAllLemmas
+
+# A word: letters and digits, an apostrophe inside it kept ("don't", "Tomas's", "café").
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """A text's words in order, as written, with a straight apostrophe ("I’m at bay 3"
+    -> I'm, at, bay, 3). Punctuation and hyphens separate words."""
+    return [word.replace("’", "'") for word in _WORD.findall(text)]
+
+
+def spans(text: str) -> list[tuple[str, int]]:
+    """A text's words (`tokens`), each with where it starts."""
+    return [(m.group().replace("’", "'"), m.start()) for m in _WORD.finditer(text)]
+
+
+def lower_words(text: str) -> list[str]:
+    """A text's words (`tokens`) in lowercase."""
+    return tokens(text.lower())
+
+
+def sentences(text: str) -> list[str]:
+    """A text's sentences ("I'm the quartermaster. I run the depot." -> two); the full
+    stop of a short capitalised word ("Dr.", "St.") ends none."""
+    out, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        word = text[start : end.start()].rsplit(" ", 1)[-1]
+        if not (word[:1].isupper() and len(word) <= 3):
+            out.append(text[start : end.end()].strip())
+            start = end.end()
+    return [s for s in (*out, text[start:].strip()) if s]
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[\"“]?[A-Z])")
 
 
 @lru_cache(maxsize=8192)

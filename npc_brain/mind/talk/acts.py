@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from npc_brain.errors import InvalidArgument
+from npc_brain.words import lower_words
 
 # The regression's settings, chosen by 5-fold cross-validation on the shipped acts.
 L2 = 0.01
@@ -177,7 +178,7 @@ def features(texts: Sequence[str], vectors: NDArray[np.float32]) -> NDArray[np.f
     words lift the acts from 83% to 87% right on the benchmark's train split."""
     words = np.zeros((len(texts), WORD_BUCKETS))
     for row, text in enumerate(texts):
-        tokens = _TOKENS.findall(text.lower())
+        tokens = lower_words(text)
         if "?" in text:  # a question: no greeting, farewell or thanks asks one
             tokens.append(QUESTION)
         for gram in [*tokens, *(f"{a} {b}" for a, b in itertools.pairwise(tokens))]:
@@ -188,7 +189,6 @@ def features(texts: Sequence[str], vectors: NDArray[np.float32]) -> NDArray[np.f
     return np.asarray(both / np.maximum(np.linalg.norm(both, axis=1, keepdims=True), 1e-12))
 
 
-_TOKENS = re.compile(r"[a-z0-9']+")
 QUESTION = "<?>"  # the token a question mark adds
 
 
@@ -221,14 +221,11 @@ def shipped_matrix(name: str, rows: int, dimension: int) -> NDArray[np.float32] 
     return np.asarray(matrix / np.linalg.norm(matrix, axis=1, keepdims=True), dtype=np.float32)
 
 
-_SPACES = re.compile(r"\s+")
-
-
 def normalised(text: str) -> str:
     """A line as the classifier reads it: single spaces, trimmed, chat abbreviations
     spelled out ("gtg, cya" -> "got to go, see you": data/chat_speak.tsv)."""
     spelled = _ABBREVIATION.sub(lambda m: _chat_speak()[m[0].lower()], text)
-    return _SPACES.sub(" ", spelled).strip()
+    return " ".join(spelled.split())
 
 
 @cache

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from npc_brain.persona import Persona
-from npc_brain.words import stem
+from npc_brain.words import lower_words, sentences, stem, tokens
 
 _STOPWORDS = (
     "a an the and or but if of to in on at by for with from about into over is are was "
@@ -93,13 +93,12 @@ _PASSED_ON = re.compile(
     r'^(?:(?:Hi|Hello|Hey) [^,!]+[,!] )?([^":]+?) told me(?: that ([^":]+?) said)?: "(.*?)"?$',
     re.DOTALL,
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+")
 
 
 def key_terms(text: str) -> set[str]:
     """The words that carry a text's content, lowercase, each as its Snowball stem
     ("running", "runs" and "run" are one term): no stopwords, numbers kept."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = lower_words(text)
     return {stem(w) for w in words if (w not in STOPWORDS and len(w) > 2) or w.isdigit()}
 
 
@@ -117,7 +116,7 @@ def names_in(text: str, people: dict[str, str]) -> list[str]:
 def degenerate(text: str, persona: Persona) -> str | None:
     """Why a reply is unusable, or None: too short, a bare name, or broken."""
     stripped = text.strip()
-    words = _WORD.findall(stripped)
+    words = tokens(stripped)
     if len(words) < 2:
         return "too short"
     bare = " ".join(w.lower() for w in words)
@@ -142,7 +141,7 @@ def garbled(text: str, whole: bool = False) -> str | None:
     """Why the start of a line is broken already (`broken` but for being cut off, which
     only a `whole` line can be), or None."""
     stripped = text.strip()
-    words = _WORD.findall(stripped)
+    words = tokens(stripped)
     if _ROLE_TAG.search(stripped):
         return "a role tag"
     if _OUT_OF_CHARACTER.search(stripped):
@@ -151,14 +150,14 @@ def garbled(text: str, whole: bool = False) -> str | None:
         return "a markup or JSON fragment"
     if whole and _CUT_OFF.search(stripped):
         return "cut off mid-sentence"
-    numbers = sum(w.isdigit() for w in words)
+    numbers = sum(any(c.isdigit() for c in w) for w in words)  # "123s" too
     if numbers > 4 or (words and numbers > len(words) / 4):
         return "number soup"
-    lowered = [w.lower() for w in words]
+    lower_words = [w.lower() for w in words]
     for size in (1, 2, 3):
-        grams = [tuple(lowered[i : i + size]) for i in range(len(lowered) - size + 1)]
+        grams = [tuple(lower_words[i : i + size]) for i in range(len(lower_words) - size + 1)]
         looping = any(grams.count(g) >= (4 if size == 1 else 3) for g in set(grams))
-        if looping and (size > 1 or len(set(lowered)) < len(lowered) / 2):
+        if looping and (size > 1 or len(set(lower_words)) < len(lower_words) / 2):
             return "a repetition loop"
     return None
 
@@ -186,7 +185,6 @@ def unfounded(text: str, texts: Sequence[str], people: Sequence[str]) -> list[st
 
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|we|we'[a-z]+|let's)\b", re.I)
-_SENTENCE = re.compile(r"[^.!?]+[.!?]?")
 _ASKS_YOU = re.compile(r"\b(have|has|are|were|did|do|will|can|would)\s+you\s+(\w+)")
 
 
@@ -210,9 +208,9 @@ def turned_around(text: str, question: str) -> bool:
 def echoes(text: str, question: str) -> bool:
     """Whether a reply repeats a sentence of three words or more of the question ("What
     would you do? You should have asked me to.", to "... What would you do?")."""
-    said = " ".join(_WORD.findall(text.lower()))
-    for sentence in _SENTENCE.findall(question):
-        words = _WORD.findall(sentence.lower())
+    said = " ".join(lower_words(text))
+    for sentence in sentences(question):
+        words = lower_words(sentence)
         if len(words) >= 3 and f" {' '.join(words)} " in f" {said} ":
             return True
     return False

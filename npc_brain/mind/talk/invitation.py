@@ -13,6 +13,7 @@ import re
 from npc_brain.memory.commitments import LONGEST_HOURS, Commitment, commitments_in
 from npc_brain.memory.records import GameTime
 from npc_brain.mind.world import World
+from npc_brain.words import lower_words
 
 
 def invitation(text: str, now: GameTime) -> Commitment | None:
@@ -48,7 +49,7 @@ def same_event(one: Commitment, other: Commitment) -> bool:
     """Whether two commitments at overlapping hours are one event, told twice: the words
     of one are all in the other ("go to the feast" and "go to the harvest feast at the
     Long Hall")."""
-    words = [set(re.findall(r"[a-z']+", c.activity.lower())) for c in (one, other)]
+    words = [set(lower_words(c.activity)) for c in (one, other)]
     return one.overlaps(other) and (words[0] <= words[1] or words[1] <= words[0])
 
 

@@ -14,6 +14,7 @@ from, the persona, the places the speaker knows, what was said so far.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,45 +23,15 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.when import CALENDAR_WORDS, MONTHS
 from npc_brain.mind.talk.answers import passed_on, said_line
+from npc_brain.mind.talk.realise import closed_class, english
+from npc_brain.words import spans, stem, tokens
 
-# Function words of the languages the default model drifts into, none an English word.
-_FOREIGN_WORDS = (
-    # Spanish
-    "el los las es está están estoy esta son soy eres que qué de del en un una uno unos "
-    "y con por para pero muy más mas como hola gracias bueno buena buenos buenas bien "
-    "aunque también tambien nuestra nuestro su sus mi tu yo ella ellos hace fue ser estar "
-    "hay al lo le les mucho muchas amigo amigos amiga señor señora sí ciudad día dia "
-    "dias bienvenido bienvenida bienvenidos alcalde alcaldesa fiesta "
-    # Italian
-    "il di che sono è nella nel della delle degli gli loro hai ciao grazie buongiorno "
-    "sei siamo anche molto questo questa famiglia storia amore avere essere mio mia tuo "
-    "tua io e "
-    # French
-    "des du est et je vous nous pas avec pour dans sur une ce cette mais oui merci "
-    "bonjour suis très tres c'est j'ai qui au aux mon ton ses leur "
-    # Portuguese
-    "não nao você voce obrigado obrigada olá uma isso muito sim tudo eu ele seu sua "
-    "meu minha dos em "
-    # German
-    "und der das ist ich nicht mit ein eine einen auf dem wir sie sind bin hallo danke "
-    "bitte guten ja nein auch aber mein meine dein für fur von wie wer heute"
-)
-_FOREIGN = frozenset(_FOREIGN_WORDS.split())
-_ENGLISH_WORDS = (
-    "a an the and or but if of to in on at by for with from about into over is are was "
-    "were be been am do does did have has had i you he she it we they me him her us them "
-    "my your his its our their this that these those what who which when where why how "
-    "not no yes so very just also too there here then than some any all can could would "
-    "should will may might must i'm it's you're i'll i'd i've don't can't that's let's "
-    "hi hello hey"
-)
-_ENGLISH = frozenset(_ENGLISH_WORDS.split())
 # Capitalised words that name nobody: greetings, days, months, titles, and common nouns
 # a small model capitalises. The world's own nouns (its places, what its people do) are
 # not here: a line may say whatever the texts at hand say (Cast.known).
 _COMMON_WORDS = (
-    "i'm oh wow well good great nice sure okay ok thanks thank please sorry welcome dear "
-    "happy hope glad yeah yep sounds let maybe perhaps absolutely definitely "
+    "hi hello hey oh wow well good great nice sure okay ok thanks thank please sorry welcome "
+    "dear happy hope glad yeah yep sounds let maybe perhaps absolutely definitely "
     "really actually honestly speaking congratulations cheers bye goodbye see morning "
     "afternoon evening night today tomorrow tonight yesterday day week weekend year "
     "christmas easter halloween thanksgiving new mr mrs ms miss dr sir madam "
@@ -70,11 +41,7 @@ _COMMON_WORDS = (
     "excellent cool alright indeed exactly right true anyway ah hmm um uh ha haha yay "
     "whoa gosh darling honey sweetie buddy folks guys lovely"
 )
-_COMMON = _ENGLISH | frozenset(_COMMON_WORDS.split()) | CALENDAR_WORDS
-_ENGLISH_ENDINGS = ("ly", "ing", "ed", "tion", "tions", "ness", "ment", "ful", "ous", "ive")
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
-_ACCENTED = re.compile(r"[à-ÿÀ-ß]")
-_LATIN = re.compile(r"^[A-Za-zÀ-ÿ'’]+$")
+_COMMON = frozenset(_COMMON_WORDS.split()) | CALENDAR_WORDS
 _NAME = r"([A-Z][a-z]+)\b(?!['’]s\b)"
 _IDENTITY = re.compile(
     rf"\b(?:I['’]m|I am|[Mm]y name is|[Tt]his is|[Cc]all me|[Ii]t['’]s me,?)\s+{_NAME}"
@@ -88,7 +55,6 @@ _CALLED = (  # a name called mid-line ("We're new, Tomas! ..."), or greeted in l
 )
 _ADDRESS = re.compile(r"[^\W\d_][\w'’]*:[^\W\d_][\w'’]*")  # "Oakvale:Smithy", not "5:30"
 _QUOTE = re.compile(r'".*"', re.DOTALL)  # first to last: a retold line nests quotes
-_NUMBER = re.compile(r"\d+")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
 _CALENDAR = CALENDAR_WORDS
 _MONTHS = "|".join(MONTHS)
@@ -103,8 +69,6 @@ _OUR_DEED = re.compile(rf"\b(?:I|[Ww]e){_THE_ONE}(?:\s+|(?=['’])){_DOES}")
 _YOUR_DEED = re.compile(rf"\b[Yy]ou(?:\s+|(?=['’])){_DOES}")  # "you're having a party"
 _SUBJECT_VERBS = frozenset(("has", "had", "says", "said", "wants", "told", "thinks"))
 _SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
-_LOANS = "café cafés fiancé fiancée résumé naïve déjà piñata jalapeño"
-_ENGLISH_LOANS = frozenset(_LOANS.split())
 
 
 @dataclass(frozen=True)
@@ -140,9 +104,9 @@ class Cast:
         its persona, places it knows, what was said: a line as 'X said to Y: "..."')."""
         texts = list(texts)
         names = frozenset(p for p in [speaker, listener, *people] if p)
-        words = {_bare(w).lower() for text in [*names, *texts] for w in _TOKEN.findall(text)}
+        words = {_bare(w).lower() for text in [*names, *texts] for w in tokens(text)}
         deeds = tuple(d for text in texts for d in deeds_in(text, speaker, names))
-        numbers = frozenset(n for text in texts for n in _NUMBER.findall(text))
+        numbers = frozenset(n for text in texts for n in _numbers(text))
         days = frozenset(
             d for text in texts for pattern in (_ORDINAL, _DATED) for d in pattern.findall(text)
         )
@@ -177,13 +141,13 @@ def made_up_time(text: str, cast: Cast) -> str | None:
     """'a time nobody gave (Monday)' for a weekday, a month or a number that none of the
     texts at hand holds: the party 'on Monday' or 'on February 21st', when it is on
     February 14. A date is a claim, and a made-up one the most plausible false memory."""
-    for number in _NUMBER.findall(text):
+    for number in _numbers(text):
         if number not in cast.numbers:
             return f"a time nobody gave ({number})"
     for day in _ORDINAL.findall(text):  # "the 11th": a day of a month, not "11 pm"
         if day not in cast.days:
             return f"a time nobody gave ({day})"
-    for word in _TOKEN.findall(text):
+    for word in tokens(text):
         if word.lower() in _CALENDAR and word.lower() not in cast.known:
             return f"a time nobody gave ({word})"
     return None
@@ -197,15 +161,15 @@ def spoken_address(text: str) -> str | None:
 
 
 def foreign(text: str, cast: Cast) -> str | None:
-    """'not English' when a line is in another script, or holds at least two function
-    words of another language and no more English ones (names it knows aside)."""
-    words = [w for w in _TOKEN.findall(text) if not _known_name(w, cast)]
-    if any(not _LATIN.match(w) for w in words):
+    """'not English' when a line is in another script, or more than half of its
+    lowercase words, two or more, are no English words (by the realiser's lexicon) and
+    none of the words at hand."""
+    words = tokens(text)
+    if any(c.isalpha() and not unicodedata.name(c, "").startswith("LATIN") for c in text):
         return "not English (another script)"
-    lowered = [w.lower().replace("’", "'") for w in words]
-    others = sum(w in _FOREIGN or _accented(w) for w in lowered)
-    english = sum(w in _ENGLISH for w in lowered)
-    if others >= 2 and others >= english:
+    lowercase = [w for w in words if not w[:1].isupper() and w.lower() not in cast.known]
+    others = sum(not english(w) for w in lowercase)
+    if others >= 2 and others > len(lowercase) - others:
         return "not English"
     return None
 
@@ -324,15 +288,15 @@ def owned_nouns(text: str, cast: Cast, owners: tuple[str, ...] = ("my", "our")) 
     """The words of the noun phrases that follow an owner word ("my old boat" -> old,
     boat), up to a possessive that gives the phrase to someone else ("my friend's boat":
     friend; a name's possessive, "my Midsummer's Eve feast", does not stop it)."""
-    raw = [w.replace("’", "'") for w in _TOKEN.findall(text)]
-    tokens = [w.lower() for w in raw]
+    raw = tokens(text)
+    lowered = [w.lower() for w in raw]
     people = cast.person_words()
     found = []
-    for i, token in enumerate(tokens):
+    for i, token in enumerate(lowered):
         if token not in owners:
             continue
-        for word, said in zip(tokens[i + 1 : i + 5], raw[i + 1 : i + 5], strict=True):
-            if word in _ENGLISH:
+        for word, said in zip(lowered[i + 1 : i + 5], raw[i + 1 : i + 5], strict=True):
+            if closed_class(word):
                 break
             found.append(_bare(word))
             owner = word[:-2] if word.endswith("'s") else ""
@@ -380,34 +344,34 @@ def _deed(person: str, match: re.Match[str]) -> Deed:
 def _head(phrase: str) -> str:
     """The last word of a phrase's first noun phrase, its leading function words passed
     over ("for captain of the guard" -> captain; "a harvest feast at the inn" -> feast)."""
-    words = [_bare(w).lower() for w in _TOKEN.findall(phrase)]
-    start = next((i for i, w in enumerate(words) if w not in _ENGLISH), len(words))
-    end = next((i for i in range(start, len(words)) if words[i] in _ENGLISH), len(words))
+    words = [_bare(w).lower() for w in tokens(phrase)]
+    start = next((i for i, w in enumerate(words) if not closed_class(w)), len(words))
+    end = next((i for i in range(start, len(words)) if closed_class(words[i])), len(words))
     return words[end - 1] if end > start else ""
 
 
 def _verb(match: re.Match[str]) -> str:
-    """A deed's verb as its stem: 'planning' and 'plan' are one ('plan'); 'hosting',
-    'throwing', 'planning' (a party) are one too ('host')."""
-    verb = (match.group(1) or match.group(2)).lower()
-    if verb.endswith("ing") and len(verb) > 5:
-        verb = verb[:-3]
-        if len(verb) > 3 and verb[-1] == verb[-2]:
-            verb = verb[:-1]  # "planning" -> "plan"
-    verb = verb.removesuffix("e")  # "having" and "have" -> "hav"
+    """A deed's verb as its stem ('planning' and 'plan' are one: 'plan'); the verbs of
+    holding an event are one ('hosting', 'throwing', 'planning' a party: 'host')."""
+    verb = stem((match.group(1) or match.group(2)).lower())
     return "host" if verb in _HOSTING else verb  # one doing, however it is worded
 
 
-# Verbs (as stems) that all say one does an event: hosting, throwing or planning a party.
+# The verbs that say one does an event: hosting, throwing or planning a party.
 _HOSTING = frozenset(
-    ["host", "throw", "hold", "organiz", "organis", "giv", "arrang", "plan", "hav"]
+    map(stem, ["host", "throw", "hold", "organize", "organise", "give", "arrange", "plan", "have"])
 )
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers written in a text, as digits ("5pm", "February 14": 5, 14)."""
+    return "".join(c if c.isdigit() else " " for c in text).split()
 
 
 def _words(text: str) -> frozenset[str]:
     """A phrase's content words, lowercase (English function words left out)."""
-    tokens = (_bare(w).lower() for w in _TOKEN.findall(text))
-    return frozenset(w for w in tokens if w not in _ENGLISH and len(w) > 2)
+    words = (_bare(w).lower() for w in tokens(text))
+    return frozenset(w for w in words if not closed_class(w) and len(w) > 2)
 
 
 def stranger(text: str, cast: Cast) -> str | None:
@@ -416,7 +380,7 @@ def stranger(text: str, cast: Cast) -> str | None:
     capitalised words in a row ('Mike Brown'), or the subject of a verb ('Lionel has a
     party.'). A word at a sentence's start alone may be any English word ('Studying is
     fun.')."""
-    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
+    tokens = [(w, start) for w, start in spans(text) if not w.isdigit()]
     greeted = {m.start(1) for m in _GREETED.finditer(text)}
     greeted |= {m.start(1) for m in (_OPENING.match(text), _CLOSING.search(text)) if m}
     for i, (word, start) in enumerate(tokens):
@@ -441,26 +405,25 @@ def _spaced(text: str, first: tuple[str, int], second: tuple[str, int]) -> bool:
     return not text[start + len(word) : second[1]].strip()
 
 
-def _accented(word: str) -> bool:
-    """A word with an accent, not an English loan ('café')."""
-    return _ACCENTED.search(word) is not None and word not in _ENGLISH_LOANS
-
-
 def _capitalised(word: str) -> bool:
     return word[:1].isupper() and word[1:2].islower()
 
 
 def _bare(word: str) -> str:
-    return re.sub(r"['’]s$", "", word)
+    return word.replace("’", "'").removesuffix("'s")
 
 
 def _common(word: str) -> bool:
     low = _bare(word).lower()
-    return low in _COMMON or low.replace("’", "'") in _COMMON
+    return low in _COMMON or closed_class(low)
 
 
 def _englishlike(word: str) -> bool:
-    return _common(word) or word.lower().endswith(_ENGLISH_ENDINGS)
+    """A common word, or an English one that names nobody: a modifier ('Honestly'), or
+    a verb's form ('Studying'); 'Mike' and 'Sarah' are names."""
+    lemmas = getAllLemmas(low := word.lower())
+    inflected = any(lemma != low for lemma in lemmas.get("VERB", ()))
+    return _common(word) or inflected or bool(lemmas.keys() & {"ADJ", "ADV"})
 
 
 def _known_name(word: str, cast: Cast) -> bool:

@@ -38,6 +38,7 @@ from npc_brain.mind.talk.scene import (
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
 from npc_brain.mind.talk.understand import asks_doing_now, thing_asked, to_you
+from npc_brain.words import lower_words
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -379,7 +380,7 @@ def _asks_what_i_did(scene: Scene) -> bool:
     """Whether a line asks what the NPC has been doing ("what did you do this morning?",
     "been busy?"): of it, of the past, and for no time, person or place in particular."""
     text = scene.heard.text
-    words = re.findall(r"[a-z]+", text.lower())
+    words = lower_words(text)
     looks_back = past_tense(text) or "been" in words
     doing = any(w in _DOING for w in words[1:])  # "do" as the verb, not "Did you ...?"
     return to_you(text) and looks_back and doing and asked_for(text) is None
@@ -417,7 +418,7 @@ _SPEAKING = frozenset(("say", "tell", "talk", "speak", "ask", "chat", "mention")
 
 
 def _asks_of_talk(text: str) -> bool:
-    words = re.findall(r"[a-z]+", text.lower())
+    words = lower_words(text)
     return any(_SPEAKING & set(getAllLemmas(w).get("VERB", ())) for w in words)
 
 
@@ -472,7 +473,7 @@ async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:
 def _names_asked(line: str, memories: Sequence[MemoryRecord]) -> set[str]:
     """The words of a line that the NPC's memories write as names ("the magpie" when
     they say "the freighter Magpie"), lowercase: what an answer must be about."""
-    words = {w for w in re.findall(r"[a-z]+", line.lower()) if len(w) > 2}
+    words = {w for w in lower_words(line) if len(w) > 2}
     written = {
         w.lower() for m in memories for w in re.findall(r"(?<=[a-z,] )[A-Z][a-z]+", m.description)
     }

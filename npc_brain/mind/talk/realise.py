@@ -12,6 +12,8 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
+from npc_brain.words import lower_words
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -45,12 +47,34 @@ AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
     ("have", "'"): ("'ve", "'ve", "'s", "'ve"),
 }
 _AUX_KEY = {form: key for key, forms in AUXILIARIES.items() for form in forms if form != "'s"}
+# The rest of English's small words: forms of be, have and do, wh- words, degree words.
+_SMALL = _words("be been being did had what why how all than very just also too yes let's")
+CLOSED_CLASS = (
+    FUNCTION_WORDS | MODALS | _SMALL | {f for forms in AUXILIARIES.values() for f in forms}
+)
+
+
+def closed_class(word: str) -> bool:
+    """Whether a lowercase word is one of English's small words, or a contraction of
+    one ("I'm", "that's", "don't")."""
+    return word in CLOSED_CLASS or word.endswith("n't") or word.partition("'")[0] in CLOSED_CLASS
+
+
+def english(word: str) -> bool:
+    """Whether a word is English: a small word, a number, or a word lemminflect's
+    lexicon knows ("nets", "mending", "don't"); "eres" and "gracias" are not."""
+    low = word.lower()
+    return (
+        closed_class(low)
+        or any(c.isdigit() for c in low)
+        or bool(getAllLemmas(low) or getAllLemmas(low.partition("'")[0]))
+    )
 
 
 def asks_yes_or_no(line: str) -> bool:
     """Whether a line is a yes-no question: it opens with an auxiliary or a modal ("Do
     you sell rope?", "Can I get a room?", "Got any hooks?" has no subject, but is one)."""
-    words = re.findall(r"[a-z']+", line.lower())
+    words = lower_words(line)
     return bool(words) and (words[0] in _AUX_KEY or words[0] in MODALS or words[0] == "got")
 
 
@@ -493,18 +517,6 @@ def promised(request: str) -> str:
     flipped = [_FLIPPED.get(w.lower(), w) for w in words]
     flipped[0] = flipped[0].lower()
     return " ".join(flipped)
-
-
-def sentences(text: str) -> list[str]:
-    """A text's sentences ("I'm the quartermaster. I run the depot." -> two); the full
-    stop of a short capitalised word ("Dr.", "St.") ends none."""
-    out, start = [], 0
-    for end in re.finditer(r"[.!?](?=\s+[A-Z])", text):
-        word = text[start : end.start()].rsplit(" ", 1)[-1]
-        if not (word[:1].isupper() and len(word) <= 3):
-            out.append(text[start : end.end()].strip())
-            start = end.end()
-    return [s for s in (*out, text[start:].strip()) if s]
 
 
 def sentence(text: str) -> str:

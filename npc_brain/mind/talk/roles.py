@@ -5,13 +5,13 @@ fish market?" is answered by it)."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from npc_brain.memory.records import MemoryRecord, SourceKind
 from npc_brain.mind.plan.affordances import affordances, parts
-from npc_brain.mind.talk.realise import first_person, persona_sentences, promised, sentences
+from npc_brain.mind.talk.realise import first_person, persona_sentences, promised
 from npc_brain.mind.talk.scene import Scene, priced
+from npc_brain.words import lower_words, sentences
 
 
 async def role_likeness(scene: Scene) -> dict[str, float]:
@@ -60,4 +60,4 @@ def keeps(role: str, address: str) -> bool:
 
 def names_part(role: str, part: str) -> bool:
     """Whether a role names a part of a place ("supply depot"), as a whole word."""
-    return re.search(rf"\b{re.escape(part.lower())}\b", role.lower()) is not None
+    return f" {' '.join(lower_words(part))} " in f" {' '.join(lower_words(role))} "

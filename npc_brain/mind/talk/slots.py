@@ -19,6 +19,7 @@ from npc_brain.memory.when import anchor
 from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.understand import named_places
 from npc_brain.mind.talk.wh import Slot, asked_for
+from npc_brain.words import tokens
 
 __all__ = ["Slot", "ago", "asked_for", "holds", "not_known"]
 
@@ -33,7 +34,6 @@ _NUMBERS = frozenset(
         *("dozen", "half", "couple", "few"),
     )
 )
-_WORD = re.compile(r"[A-Za-z0-9']+")
 
 
 def holds(
@@ -46,7 +46,7 @@ def holds(
     """Whether a sentence holds what `slot` asks for: a time (one dateparser finds, or a
     clock figure), a cause, someone's name (the world's people, or a name nobody has),
     a place (one of `places`' names, or a name after "at", "in", ...), an amount."""
-    words = _WORD.findall(sentence)
+    words = tokens(sentence)
     low = [w.lower() for w in words]
     if slot == Slot.DURATION:
         return bool(_spans(low))
@@ -99,7 +99,7 @@ def _undated(sentence: str, low: Sequence[str]) -> str:
         if not pointed:
             keep.append((i, j))
     return " ".join(
-        w for k, w in enumerate(_WORD.findall(sentence)) if not any(i <= k < j for i, j in keep)
+        w for k, w in enumerate(tokens(sentence)) if not any(i <= k < j for i, j in keep)
     )
 
 

@@ -4,7 +4,6 @@ small talk, threats, lines of no act, requests, trade and directions."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,7 +18,6 @@ from npc_brain.mind.talk.realise import (
     asks_yes_or_no,
     promised,
     sentence,
-    sentences,
 )
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.roles import names_part, role_likeness
@@ -49,6 +47,7 @@ from npc_brain.mind.talk.trade import (
     ware,
 )
 from npc_brain.mind.talk.understand import asks_doing_now
+from npc_brain.words import lower_words, sentences
 
 
 def introduction(identity: str) -> str:
@@ -90,7 +89,7 @@ _THANKING = frozenset(("thank", "thanks", "cheers", "oblige", "grateful", "appre
 
 
 async def _thanks(scene: Scene) -> Answer:
-    words = re.findall(r"[a-z]+", scene.heard.text.lower())
+    words = lower_words(scene.heard.text)
     thanked = any(_THANKING & {w, *getAllLemmas(w).get("VERB", ())} for w in words)
     said = (
         ("You're welcome.", "Glad to help.") if thanked else ("Thank you!", "That's kind of you.")
@@ -242,7 +241,7 @@ def _selling(scene: Scene) -> str:
     """The sentence of the NPC's persona that says what it sells, unpriced ("I keep
     the ring store, which sells tools, lamps and rations."); '' if none."""
     for said in sentences(persona_said(scene).get("identity", "")):
-        words = re.findall(r"[a-z]+", said.lower())
+        words = lower_words(said)
         if any("sell" in getAllLemmas(w).get("VERB", ()) for w in words):
             return said
     return ""

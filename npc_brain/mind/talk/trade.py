@@ -17,7 +17,7 @@ from lemminflect import getAllLemmas, getInflection
 from npc_brain.memory.records import MemoryRecord
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS
 from npc_brain.mind.talk.realise import FUNCTION_WORDS, join_clauses, sentence
-from npc_brain.words import NUMBER_WORDS
+from npc_brain.words import NUMBER_WORDS, lower_words
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,6 @@ class Ware:
 _SOLD = re.compile(
     r"\bsells?\s+(?P<item>.+?)\s+for\s+(?P<price>\d+)\s*(?P<unit>[A-Za-z]+)?", re.IGNORECASE
 )
-_WORDS = re.compile(r"[a-z]+|\d+")
 # English's numerals, for a quantity said in words ("three ration packs").
 NUMERALS = {**NUMBER_WORDS, "a": 1, "an": 1, "one": 1, "dozen": 12, "couple": 2, "pair": 2}
 _SAID = {n: w for w, n in NUMERALS.items() if w not in ("a", "an", "dozen", "couple", "pair")}
@@ -55,7 +54,7 @@ def ware(memory: MemoryRecord) -> Ware | None:
 def ordered(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
     """The wares a line names, each with how many it asks for (1 unless a number comes
     just before it): a word of the line goes to the ware with most of its words."""
-    words = _WORDS.findall(line.lower())
+    words = lower_words(line)
     lemmas = [_lemma(w) if _content(w) else "" for w in words]
     found: dict[int, tuple[int, Ware]] = {}
     for i, lemma in enumerate(lemmas):
@@ -94,7 +93,7 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
     found: list[tuple[str, ...]] = []
     run: list[str] = []
     introduced = plural = False
-    for word in [*_WORDS.findall(line.lower()), ""]:
+    for word in [*lower_words(line), ""]:
         thing = _content(word) and word not in STOPWORDS and word not in GENERAL_NOUNS
         lemmas = getAllLemmas(word) if thing else {}
         noun = "NOUN" in lemmas and not set(lemmas.get("VERB", ())) & TRADE_WORDS
@@ -144,7 +143,7 @@ def not_sold(line: str, wares: Sequence[Ware]) -> list[str]:
 
 def lemmas_of(text: str) -> frozenset[str]:
     """A text's content words as noun lemmas ("sells his boats" -> sell, boat)."""
-    return frozenset(_lemma(w) for w in _WORDS.findall(text.lower()) if _content(w))
+    return frozenset(_lemma(w) for w in lower_words(text) if _content(w))
 
 
 def _plural_of(lemma: str) -> str:
@@ -155,7 +154,7 @@ def offered(line: str, wares: Sequence[tuple[int, Ware]]) -> int | None:
     """A price the line offers that is not the asking one ("I'll give you 8 coins for
     the dagger", "30 is robbery. 20?"): a number that is neither a quantity ordered
     nor the ware's price."""
-    words = _WORDS.findall(line.lower())
+    words = lower_words(line)
     asked = {w.price for _, w in wares} | {n for n, _ in wares}
     offers = [int(w) for w in words if w.isdigit() and int(w) not in asked]
     return offers[-1] if offers else None

@@ -31,6 +31,7 @@ from npc_brain.mind.talk.acts import (
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS, key_terms, names_in
 from npc_brain.mind.talk.realise import FUNCTION_WORDS, MODALS
 from npc_brain.mind.talk.wh import Slot, asked_for
+from npc_brain.words import lower_words
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
 
@@ -176,7 +177,7 @@ def hypothetical(line: str) -> bool:
     """Whether a line puts a situation to the NPC (what the react facet answers): as a
     supposition, or asking what it does about it ("A storm comes in. What do you do?")."""
     low = line.lower().replace("’", "'")
-    words = re.findall(r"[a-z']+", low)
+    words = lower_words(low)
     return any(w in _SUPPOSING or w.endswith("'d") for w in words) or bool(_WHAT_DO.search(low))
 
 
@@ -239,7 +240,7 @@ def asks_doing_now(line: str, when: Window | None, now: GameTime) -> bool:
         return False
     if when is not None and not when.start <= now <= when.end <= now + HOUR:
         return False
-    words = re.findall(r"[a-z']+", text.lower())
+    words = lower_words(text)
     after_you = [b for a, b in zip(words, words[1:], strict=False) if a in ("you", "you're")]
     doing = any(w in ("busy", "up") or w.endswith("ing") and w not in _GOING for w in after_you)
     return doing or words[:1] == ["busy"]

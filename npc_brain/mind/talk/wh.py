@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
+
+from npc_brain.words import lower_words
 
 
 class Slot(StrEnum):
@@ -34,7 +35,6 @@ _ASKING = (
     (("whom",), Slot.PERSON),
     (("where",), Slot.PLACE),
 )
-_WORD = re.compile(r"[A-Za-z0-9']+")
 # Nouns of a point in time: "what" or "which" before one asks when ("what day is the
 # bakery shut?"); "what time" is among them.
 _TIMES = frozenset(("time", "hour", "hours", "day", "date"))
@@ -43,7 +43,7 @@ _TIMES = frozenset(("time", "hour", "hours", "day", "date"))
 def asked_for(question: str) -> Slot | None:
     """What a question asks for, from its first wh-phrase ("what time's the ferry": a
     time; "do you know who sells bread?": a person); None for a yes/no question."""
-    words = [_plain(w) for w in _WORD.findall(question.lower())]
+    words = [_plain(w) for w in lower_words(question)]
     for i, word in enumerate(words):  # "what are the depot's hours?", "which day ...?"
         if word in ("what", "which") and _TIMES & set(words[i + 1 : i + 5]):
             return Slot.TIME
