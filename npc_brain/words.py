@@ -42,7 +42,7 @@ def sentences(text: str) -> list[str]:
     return [s for s in (*out, text[start:].strip()) if s]
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s+[\"“]?[A-Z])")
+_SENTENCE_END = re.compile(r"[.!?][\"”]?(?=\s+[\"“]?[A-Z])")  # a quote may close it
 
 
 @lru_cache(maxsize=8192)

@@ -29,6 +29,45 @@ _SAYS_WHEN = re.compile(
 )
 
 
+# A clock time: "5 pm", "5:30 p.m.", "18:00", or a 24-hour clock's "0600" ("at 0600
+# station time"); a date: a month's name and a day ("February 14th").
+_CLOCK = re.compile(
+    r"\b(\d{1,2})(?::(\d\d))?\s?([ap])\.?m\b\.?|\b(\d{1,2}):(\d\d)\b|\b([012]\d)([0-5]\d)\b",
+    re.IGNORECASE,
+)
+_DATE = re.compile(rf"\b({'|'.join(MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.IGNORECASE)
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")  # "the 11th": a day, not "11 pm"
+
+
+def clock_times(text: str) -> list[str]:
+    """The clock times a text says, as a 24-hour clock's "HH:MM" ("5 pm": 17:00,
+    "6:30": 06:30, "0600": 06:00)."""
+    times = []
+    for m in _CLOCK.finditer(text):
+        if m[1]:
+            hour = int(m[1]) % 12 + (12 if m[3].lower() == "p" else 0)
+            times.append(f"{hour:02d}:{m[2] or '00'}")
+        else:
+            times.append(f"{int(m[4] or m[6]):02d}:{m[5] or m[7]}")
+    return times
+
+
+def dates(text: str) -> list[str]:
+    """The dates a text says, as "february 14" ("February 14th")."""
+    return [f"{month.lower()} {int(day)}" for month, day in _DATE.findall(text)]
+
+
+def days_of_month(text: str) -> list[str]:
+    """The days of a month a text says, as digits ("the 11th", "February 14": 11, 14)."""
+    return [*_ORDINAL.findall(text), *(day for _, day in _DATE.findall(text))]
+
+
+def without_times(text: str) -> str:
+    """A text with its clock times, dates and weekdays left out."""
+    text = _CLOCK.sub(" ", _DATE.sub(" ", text))
+    return " ".join(w for w in text.split(" ") if w.lower().strip(",.;!?") not in WEEKDAYS)
+
+
 def says_when(text: str) -> bool:
     """Whether a text says when (a month, a weekday, "tomorrow", a clock time, the 14th):
     cheap, with no date read; `anchor` reads it."""

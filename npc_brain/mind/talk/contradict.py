@@ -9,28 +9,19 @@ same slot (a clock time, a date, a weekday) and no value is the same.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Set
 
-from npc_brain.memory.when import MONTHS, WEEKDAYS
+from npc_brain.memory.when import WEEKDAYS, clock_times, dates, without_times
 from npc_brain.mind.talk.answers import key_terms
+from npc_brain.words import tokens
 
 SAME_SUBJECT = 0.6  # share of the shorter text's content words the other must hold
-_MONTHS = "|".join(MONTHS)
-_TIME = re.compile(r"\b(\d{1,2})(?::(\d\d))?\s?(am|pm)\b", re.IGNORECASE)
-_DATE = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.IGNORECASE)
-_WEEKDAY = re.compile(rf"\b({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 
 
 def slots(text: str) -> dict[str, set[str]]:
     """The values a text states: clock times ('17:00'), dates ('february 14'), weekdays."""
-    times = {
-        f"{(int(h) % 12) + (12 if half.lower() == 'pm' else 0):02d}:{m or '00'}"
-        for h, m, half in _TIME.findall(text)
-    }
-    dates = {f"{month.lower()} {int(day)}" for month, day in _DATE.findall(text)}
-    days = {d.lower() for d in _WEEKDAY.findall(text)}
-    found = {"time": times, "date": dates, "weekday": days}
+    days = {w.lower() for w in tokens(text) if w.lower() in WEEKDAYS}
+    found = {"time": set(clock_times(text)), "date": set(dates(text)), "weekday": days}
     return {slot: values for slot, values in found.items() if values}
 
 
@@ -47,7 +38,7 @@ def contradiction(a: str, b: str, names: Set[str] = frozenset()) -> str:
 
 
 def _same_subject(a: str, b: str, names: Set[str]) -> bool:
-    plain_a, plain_b = (_without_slots(t) for t in (a, b))
+    plain_a, plain_b = (without_times(t) for t in (a, b))
     terms_a, terms_b = (
         {w.removesuffix("'s") for w in key_terms(t)} - names for t in (plain_a, plain_b)
     )
@@ -55,9 +46,3 @@ def _same_subject(a: str, b: str, names: Set[str]) -> bool:
     if not shorter:
         return False
     return len(terms_a & terms_b) >= SAME_SUBJECT * len(shorter)
-
-
-def _without_slots(text: str) -> str:
-    for pattern in (_TIME, _DATE, _WEEKDAY):
-        text = pattern.sub(" ", text)
-    return text

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas
 
-from npc_brain.memory.when import CALENDAR_WORDS, MONTHS
+from npc_brain.memory.when import CALENDAR_WORDS, days_of_month
 from npc_brain.mind.talk.answers import passed_on, said_line
 from npc_brain.mind.talk.realise import closed_class, english
 from npc_brain.words import spans, stem, tokens
@@ -42,23 +42,17 @@ _COMMON_WORDS = (
     "whoa gosh darling honey sweetie buddy folks guys lovely"
 )
 _COMMON = frozenset(_COMMON_WORDS.split()) | CALENDAR_WORDS
-_NAME = r"([A-Z][a-z]+)\b(?!['’]s\b)"
-_IDENTITY = re.compile(
-    rf"\b(?:I['’]m|I am|[Mm]y name is|[Tt]his is|[Cc]all me|[Ii]t['’]s me,?)\s+{_NAME}"
+# What a speaker says before its own name ("I'm Tomas", "my name is Tomas"), and the
+# words that greet ("Hi Vera", "Dear Vera"; "Good morning, Vera" is greeted too).
+_CLAIMS = (
+    ("i'm",),
+    ("i", "am"),
+    ("my", "name", "is"),
+    ("this", "is"),
+    ("call", "me"),
+    ("it's", "me"),
 )
-_GREETED = re.compile(rf"\b(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood \w+ing)[,]?\s+{_NAME}")
-_OPENING = re.compile(rf"^{_NAME}\s*[,!]")  # "Vera, I'm glad ..."
-_CLOSING = re.compile(rf",\s+{_NAME}\s*[.!?]+$")  # "... to meet you, Bram!"
-_CALLED = (  # a name called mid-line ("We're new, Tomas! ..."), or greeted in lowercase
-    re.compile(rf",\s+{_NAME}\s*[.!?,]"),
-    re.compile(r"\b(?:hi|hello|hey)[,]?\s+([a-z]+)\b", re.IGNORECASE),
-)
-_ADDRESS = re.compile(r"[^\W\d_][\w'’]*:[^\W\d_][\w'’]*")  # "Oakvale:Smithy", not "5:30"
-_QUOTE = re.compile(r'".*"', re.DOTALL)  # first to last: a retold line nests quotes
-_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
-_CALENDAR = CALENDAR_WORDS
-_MONTHS = "|".join(MONTHS)
-_DATED = re.compile(rf"\b(?:{_MONTHS})\s+(\d{{1,2}})\b", re.IGNORECASE)
+_GREETINGS = frozenset(("hi", "hello", "hey", "dear"))
 _BE = r"(?:is|are|was|were|will be|['’]ll be|am|['’]m|['’]re|['’]s)"
 _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
 _DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
@@ -68,7 +62,6 @@ _THE_ONE = r"(?:\s*(?:['’]m|am|['’]re|are) the ones? (?:who|that))?"
 _OUR_DEED = re.compile(rf"\b(?:I|[Ww]e){_THE_ONE}(?:\s+|(?=['’])){_DOES}")
 _YOUR_DEED = re.compile(rf"\b[Yy]ou(?:\s+|(?=['’])){_DOES}")  # "you're having a party"
 _SUBJECT_VERBS = frozenset(("has", "had", "says", "said", "wants", "told", "thinks"))
-_SENTENCE_END = re.compile(r"[.!?:;\"]\s*$")
 
 
 @dataclass(frozen=True)
@@ -107,9 +100,7 @@ class Cast:
         words = {_bare(w).lower() for text in [*names, *texts] for w in tokens(text)}
         deeds = tuple(d for text in texts for d in deeds_in(text, speaker, names))
         numbers = frozenset(n for text in texts for n in _numbers(text))
-        days = frozenset(
-            d for text in texts for pattern in (_ORDINAL, _DATED) for d in pattern.findall(text)
-        )
+        days = frozenset(day for text in texts for day in days_of_month(text))
         return cls(speaker, listener, names, frozenset(words), deeds, numbers, days)
 
     def person_words(self) -> frozenset[str]:
@@ -119,7 +110,8 @@ class Cast:
 
 def own_words(text: str) -> str:
     """A line without what it quotes: a line quoted is in its own speaker's part."""
-    return _QUOTE.sub('""', text)
+    first, last = text.find('"'), text.rfind('"')  # first to last: quotes nest in retold lines
+    return text[:first] + '""' + text[last + 1 :] if first < last else text
 
 
 def misfit(text: str, cast: Cast) -> str | None:
@@ -144,11 +136,11 @@ def made_up_time(text: str, cast: Cast) -> str | None:
     for number in _numbers(text):
         if number not in cast.numbers:
             return f"a time nobody gave ({number})"
-    for day in _ORDINAL.findall(text):  # "the 11th": a day of a month, not "11 pm"
+    for day in days_of_month(text):  # "the 11th", "February 14"
         if day not in cast.days:
             return f"a time nobody gave ({day})"
     for word in tokens(text):
-        if word.lower() in _CALENDAR and word.lower() not in cast.known:
+        if word.lower() in CALENDAR_WORDS and word.lower() not in cast.known:
             return f"a time nobody gave ({word})"
     return None
 
@@ -156,8 +148,11 @@ def made_up_time(text: str, cast: Cast) -> str | None:
 def spoken_address(text: str) -> str | None:
     """'says an address (Oakvale:Smithy)': a place as the game names it, colons and all, read
     out from the prompt ("The Oakvale:Smithy is a new project we're working on")."""
-    found = _ADDRESS.search(text)
-    return f"says an address ({found[0]})" if found else None
+    for chunk in text.split():
+        place, colon, part = chunk.strip(".,!?;").partition(":")
+        if colon and place[:1].isalpha() and part[:1].isalpha():  # not "5:30"
+            return f"says an address ({chunk.strip('.,!?;')})"
+    return None
 
 
 def foreign(text: str, cast: Cast) -> str | None:
@@ -180,18 +175,15 @@ def wrong_part(text: str, cast: Cast) -> str | None:
     greets someone else."""
     own = {w.lower() for w in cast.speaker.split()}
     people = cast.person_words()
-    for match in _IDENTITY.finditer(text):
-        name = match.group(1)
+    for name in _claimed(text):
         low = name.lower()
         if low in own:
             continue
         if low in people or not (low in cast.known or _common(name)):
             return f"claims to be {name}"
-    addressed = [m.group(1) for m in _GREETED.finditer(text)]
-    addressed += [m.group(1) for m in (_OPENING.match(text), _CLOSING.search(text)) if m]
+    greeted, called = _addressed(text)
+    addressed = [name for name, _ in greeted] + [name for name in called if name.lower() in own]
     listener = {w.lower() for w in cast.listener.split()}
-    called = [m.group(1) for pattern in _CALLED for m in pattern.finditer(text)]
-    addressed += [name for name in called if name.lower() in own]
     for name in addressed:
         low = name.lower()
         if low in own and low not in listener:
@@ -199,6 +191,49 @@ def wrong_part(text: str, cast: Cast) -> str | None:
         if listener and low in people and low not in listener:
             return f"addresses {name}, not {cast.listener}"
     return None
+
+
+def _claimed(text: str) -> list[str]:
+    """The names a line's speaker gives itself ("I'm Tomas", "my name is Tomas")."""
+    words = spans(text)
+    low = [w.lower() for w, _ in words]
+    return [
+        word
+        for i, (word, _) in enumerate(words)
+        if _name(word) and any(tuple(low[max(0, i - len(c)) : i]) == c for c in _CLAIMS)
+    ]
+
+
+def _addressed(text: str) -> tuple[list[tuple[str, int]], list[str]]:
+    """The names a line addresses, with where each starts: greeted ("Hi Vera", "Good
+    morning, Vera"), first before a comma or "!" ("Vera, I'm glad"), or last after a
+    comma ("... to meet you, Bram!"); and the words it calls mid-line ("We're new,
+    Tomas! ...") or greets in lowercase ("hi vera")."""
+    words = spans(text)
+    greeted: list[tuple[str, int]] = []
+    called: list[str] = []
+    for i, (word, start) in enumerate(words):
+        before = text[words[i - 1][1] + len(words[i - 1][0]) if i else 0 : start].strip()
+        after = text[start + len(word) : words[i + 1][1] if i + 1 < len(words) else None].strip()
+        prev = words[i - 1][0].lower() if i else ""
+        good = i > 1 and words[i - 2][0].lower() == "good" and prev.endswith("ing")
+        if (prev in _GREETINGS or good) and before in ("", ","):
+            if _name(word):
+                greeted.append((word, start))
+            else:
+                called.append(word)
+        elif _name(word) and i == 0 and after[:1] in (",", "!"):
+            greeted.append((word, start))
+        elif _name(word) and before == "," and after[:1] in (*".!?", ","):
+            called.append(word)
+            if i == len(words) - 1:
+                greeted.append((word, start))
+    return greeted, called
+
+
+def _name(word: str) -> bool:
+    """A word as a name is written ("Vera"; not "I", "VERA" or "Vera's")."""
+    return len(word) > 1 and word[0].isupper() and word[1:].isalpha() and word[1:].islower()
 
 
 def third_person(text: str, cast: Cast) -> str | None:
@@ -381,12 +416,11 @@ def stranger(text: str, cast: Cast) -> str | None:
     party.'). A word at a sentence's start alone may be any English word ('Studying is
     fun.')."""
     tokens = [(w, start) for w, start in spans(text) if not w.isdigit()]
-    greeted = {m.start(1) for m in _GREETED.finditer(text)}
-    greeted |= {m.start(1) for m in (_OPENING.match(text), _CLOSING.search(text)) if m}
+    greeted = {start for _, start in _addressed(text)[0]}
     for i, (word, start) in enumerate(tokens):
         if not _capitalised(word) or not _unknown(word, cast):
             continue
-        initial = not text[:start].strip() or _SENTENCE_END.search(text[:start]) is not None
+        initial = text[:start].rstrip()[-1:] in ("", *'.!?:;"')
         paired = any(  # "Mike Brown": two capitalised words, a space between
             _capitalised(tokens[j][0]) and _spaced(text, tokens[min(i, j)], tokens[max(i, j)])
             for j in (i - 1, i + 1)

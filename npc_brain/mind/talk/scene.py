@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
+from npc_brain.memory.when import clock_times
 from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
 from npc_brain.mind.talk.answers import key_terms, retold, said_line, ungreeted
@@ -162,7 +163,7 @@ def priced(memory: MemoryRecord) -> bool:
     numbers = [
         after
         for w, after in zip(words, [*words[1:], ""], strict=True)
-        if w.isdigit() and not CLOCK.fullmatch(w) and after not in ("am", "pm")
+        if w.isdigit() and not clock_times(w) and after not in ("am", "pm")
     ]
     trades = any(TRADE_VERBS & set(getAllLemmas(w).get("VERB", ())) for w in words)
     return any(_counts_in(after) for after in numbers) or (trades and bool(numbers))
@@ -172,9 +173,6 @@ def _counts_in(word: str) -> bool:
     """Whether a word after a number says what it counts in: a plural noun ("coins")."""
     nouns = getAllLemmas(word).get("NOUN", ())
     return bool(nouns) and word not in nouns and word not in ("am", "pm")
-
-
-CLOCK = re.compile(r"[012]\d[0-5]\d")  # a 24-hour clock time ("0600", "1830")
 
 
 def has_plan(scene: Scene) -> bool:

@@ -9,13 +9,12 @@ world's own names."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import GameTime
-from npc_brain.memory.when import anchor
+from npc_brain.memory.when import anchor, clock_times
 from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.understand import named_places
 from npc_brain.mind.talk.wh import Slot, asked_for
@@ -51,7 +50,7 @@ def holds(
     if slot == Slot.DURATION:
         return bool(_spans(low))
     if slot == Slot.TIME:
-        return bool(_CLOCK.search(sentence)) or anchor(_undated(sentence, low), now) is not None
+        return bool(clock_times(sentence)) or anchor(_undated(sentence, low), now) is not None
     if slot == Slot.REASON:
         return any(w in _CAUSES for w in low)
     if slot in (Slot.AMOUNT, Slot.COUNT):
@@ -68,10 +67,6 @@ def holds(
     )
 
 
-# A clock time: "7 pm", "6:30", "0600 station time", "at 18:00".
-_CLOCK = re.compile(
-    r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\b[012]\d[0-5]\d\b"
-)
 # English's units of time, for a length of time ("twelve years", "3 days").
 _UNITS = frozenset(
     ("second", "minute", "hour", "day", "night", "week", "fortnight", "month", "year", "decade")
