@@ -31,18 +31,18 @@ def lower_words(text: str) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """A text's sentences ("I'm the quartermaster. I run the depot." -> two); the full
-    stop of a short capitalised word ("Dr.", "St.") ends none."""
+    """A text's sentences ("I'm the quartermaster. I run the depot." -> two; "hi. where
+    is it?" -> two); the full stop of an abbreviation ends none ("Dr.", "St.", "p.m.")."""
     out, start = [], 0
     for end in _SENTENCE_END.finditer(text):
         word = text[start : end.start()].rsplit(" ", 1)[-1]
-        if not (word[:1].isupper() and len(word) <= 3):
+        if not (word[:1].isupper() and len(word) <= 3) and "." not in word:
             out.append(text[start : end.end()].strip())
             start = end.end()
     return [s for s in (*out, text[start:].strip()) if s]
 
 
-_SENTENCE_END = re.compile(r"[.!?][\"”]?(?=\s+[\"“]?[A-Z])")  # a quote may close it
+_SENTENCE_END = re.compile(r"[.!?][\"”]?(?=\s+\S)")  # a quote may close it
 
 
 @lru_cache(maxsize=8192)

@@ -50,3 +50,11 @@ def test_clock_times_dates_and_days() -> None:
         "on",
         "at",
     ]
+
+
+def test_sentences_of_a_player_in_lowercase() -> None:
+    assert sentences("hi. where is the depot?") == ["hi.", "where is the depot?"]
+    assert sentences("Meet me at 5 p.m. tomorrow. Bring rope.") == [
+        "Meet me at 5 p.m. tomorrow.",
+        "Bring rope.",
+    ]

@@ -77,7 +77,6 @@ _ROLE_TAG = re.compile(
     r"|^[A-Z][a-z]+(?: [A-Z][a-z]+)?:\s",  # a speaker's name as a tag: "Vera Holt: Hi"
     re.MULTILINE,
 )
-_LIST = re.compile(r"(?:^|\n)\s*[-*] ")  # "- Vera is planning ..."
 # A line the length limit cut: an end mark after a comma or a space, after a lone capital
 # letter, a dash or a slash, or after a word that cannot end a sentence ("... from 5 pm
 # to !", "... and a .", "You know,?", "a feast at the Red B.", "from 5-?"), or a colon
@@ -125,7 +124,7 @@ def degenerate(text: str, persona: Persona) -> str | None:
         return "only a name"
     if len(words) <= 4 and all(w[0].isupper() for w in words):
         return "a bare name"
-    if _LIST.search(stripped):
+    if any(line.lstrip().startswith(("- ", "* ")) for line in stripped.splitlines()):
         return "a list (the prompt's facts echoed)"
     return broken(text)
 
@@ -184,25 +183,26 @@ def unfounded(text: str, texts: Sequence[str], people: Sequence[str]) -> list[st
     return [name for name in names_in(text, by_name) if name not in at_hand]
 
 
-_FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|we|we'[a-z]+|let's)\b", re.I)
-_ASKS_YOU = re.compile(r"\b(have|has|are|were|did|do|will|can|would)\s+you\s+(\w+)")
-
-
 def first_person(text: str) -> bool:
     """Whether a line has its speaker for a subject ("I'd put the fire out", "Let's
     ..."): asked what it would do, an agent answering "She would not eat any more" talks
     of someone else, and "You should have asked me to" of the one who asked."""
-    return _FIRST_PERSON.search(text.replace("’", "'")) is not None
+    return any(w in ("i", "we", "let's") or w.startswith(("i'", "we'")) for w in lower_words(text))
 
 
 def turned_around(text: str, question: str) -> bool:
     """Whether a reply answers a question about the agent as if about the asker: "Have
     you been invited to any event?" -> "No, you have not been invited to any event"."""
-    low = text.lower().replace("’", "'")
-    for verb, next_word in _ASKS_YOU.findall(question.lower().replace("’", "'")):
-        if re.search(rf"\byou {verb}(?:n't| not)? {re.escape(next_word)}\b", low):
-            return True
-    return False
+    said = f" {' '.join(lower_words(text))} "
+    asked = lower_words(question)
+    return any(
+        you == "you" and verb in _ASKING_VERBS and f" you {said_verb} {word} " in said
+        for verb, you, word in zip(asked, asked[1:], asked[2:], strict=False)
+        for said_verb in (verb, f"{verb}n't", f"{verb} not")
+    )
+
+
+_ASKING_VERBS = frozenset(("have", "has", "are", "were", "did", "do", "will", "can", "would"))
 
 
 def echoes(text: str, question: str) -> bool:

@@ -38,7 +38,7 @@ from npc_brain.mind.talk.scene import (
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
 from npc_brain.mind.talk.understand import asks_doing_now, thing_asked, to_you
-from npc_brain.words import lower_words
+from npc_brain.words import lower_words, sentences
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -107,7 +107,7 @@ async def _feelings(scene: Scene) -> Answer:
 def _react(scene: Scene) -> Answer:
     """What the NPC would do in the situation put to it: it sees to it (the model may
     word how)."""
-    first = re.split(r"(?<=[.!?])\s", scene.heard.text, maxsplit=1)[0].rstrip(".!? ")
+    first = (sentences(scene.heard.text) or [""])[0].rstrip(".!? ")
     condition = re.search(r"\bif\b\s*(.+)", first, re.IGNORECASE)  # "What would you do if ..."
     situation = _as_heard(condition[1] if condition else first)
     return Answer((sentence(f"If {situation}, I'd see to it right away"),))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -44,6 +43,7 @@ from npc_brain.mind.talk.scene import ASKED_WEIGHTS, Answer, Scene
 from npc_brain.mind.talk.understand import Understanding
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
+from npc_brain.words import sentences
 
 log = logging.getLogger(__name__)
 WORDING_DRAWS = 2  # the model's sentence is drawn again once if refused, then left out
@@ -397,7 +397,7 @@ def _between(memory: MemoryRecord, agent: AgentRecord, asker: str) -> bool:
 
 def _only_questions(words: str) -> bool:
     """Whether every sentence of a line is a question (it tells nothing)."""
-    said = [s for s in re.split(r"(?<=[.!?])\s+", words.strip().strip('"')) if s]
+    said = sentences(words.strip().strip('"'))
     return bool(said) and all(s.rstrip('"').endswith("?") for s in said)
 
 

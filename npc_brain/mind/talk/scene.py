@@ -6,7 +6,6 @@ plan, and places as they are said."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +24,7 @@ from npc_brain.mind.talk.trade import TRADE_VERBS
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
+from npc_brain.words import sentences
 
 # MiniLM cosine from which a memory bears on a question: questions that memories answer
 # scored 0.51-0.83 with them, unrelated questions 0.30-0.32 (bench/interview.py's set).
@@ -105,7 +105,7 @@ class Scene:
             if listener == self.me and speaker != self.me:
                 if '"' in words:  # a line passed on: 'Ana told me that Tomas said: "..."'
                     return retold(speaker, "me", words)
-                first = re.split(r"(?<=[.!?])\s+", words, maxsplit=1)[0]  # what it told
+                first = (sentences(words) or [words])[0]  # what it told
                 return reported(speaker, first, "me", self.pronoun_of(speaker))  # "he's"
             text = f'{speaker} said to {listener}: "{words}"'
         persona = self.agent.persona

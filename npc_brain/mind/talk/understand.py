@@ -29,9 +29,9 @@ from npc_brain.mind.talk.acts import (
     shipped_matrix,
 )
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS, key_terms, names_in
-from npc_brain.mind.talk.realise import FUNCTION_WORDS, MODALS
+from npc_brain.mind.talk.realise import CLAUSE_WORDS, FUNCTION_WORDS, MODALS, PREPOSITIONS
 from npc_brain.mind.talk.wh import Slot, asked_for
-from npc_brain.words import lower_words
+from npc_brain.words import lower_words, sentences, tokens
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
 
@@ -263,12 +263,9 @@ def _fitting(facet: Facet | None, line: str) -> Facet | None:
     return facet
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-
-
 def last_sentence(line: str) -> str:
     """A line's last sentence (the line itself when it has one)."""
-    return _SENTENCE_END.split(line.strip())[-1]
+    return (sentences(line) or [line.strip()])[-1]
 
 
 def _runner_up(vote: Vote) -> Act:
@@ -291,7 +288,7 @@ def role_noun(learned: str) -> str:
     """The head noun of what a persona's learned traits say it is, as a key term: "the
     blacksmith of Oakvale, who ..." -> blacksmith; "an old fisherman" -> fisherman; ''
     for one that says what it does ("runs the med bay")."""
-    words = re.findall(r"[A-Za-z'-]+", learned.split(",")[0])
+    words = tokens(learned.split(",")[0])
     if words and words[0].istitle() and len(words) > 1 and words[1] == "is":
         words = words[2:]  # "Tomas Reyes is an old fisherman": the name said first
     elif len(words) > 2 and words[0].istitle() and words[1].istitle() and words[2] == "is":
@@ -300,7 +297,7 @@ def role_noun(learned: str) -> str:
         return ""
     phrase = []
     for word in words:
-        if word.lower() in ("of", "who", "that", "and", "at", "in", "on", "for", "with", "from"):
+        if word.lower() in PREPOSITIONS | CLAUSE_WORDS:  # "of Oakvale", "who forges"
             break
         phrase.append(word)
     terms = [t for w in phrase if (t := key_terms(w))]
@@ -317,7 +314,7 @@ def thing_asked(text: str) -> str:
     """The first thing a line names with its determiner that is not news in general, a
     time or a place in general ("Have you heard of an auction coming up?": "an auction",
     "any word of the new bridge?": "the new bridge"); '' if none."""
-    words = re.findall(r"[A-Za-z][a-z']*", text)
+    words = tokens(text)
     for i, word in enumerate(words):
         if word.lower() not in _DETERMINERS:
             continue
