@@ -104,10 +104,11 @@ def key_terms(text: str) -> set[str]:
 def names_in(text: str, people: dict[str, str]) -> list[str]:
     """The ids of the people (id -> full name) a text names, by full or first name."""
     low = text.lower()
+    words = {w.removesuffix("'s") for w in lower_words(text)}  # "Vera's" names Vera
     found = []
     for agent_id, name in people.items():
         first = name.split()[0].lower() if name.split() else ""
-        if name.lower() in low or (len(first) > 2 and re.search(rf"\b{re.escape(first)}\b", low)):
+        if name.lower() in low or (len(first) > 2 and first in words):
             found.append(agent_id)
     return found
 

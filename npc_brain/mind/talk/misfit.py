@@ -24,7 +24,7 @@ from lemminflect import getAllLemmas
 from npc_brain.memory.when import CALENDAR_WORDS, days_of_month
 from npc_brain.mind.talk.answers import passed_on, said_line
 from npc_brain.mind.talk.realise import closed_class, english
-from npc_brain.words import spans, stem, tokens
+from npc_brain.words import lower_words, spans, stem, tokens
 
 # Capitalised words that name nobody: greetings, days, months, titles, and common nouns
 # a small model capitalises. The world's own nouns (its places, what its people do) are
@@ -242,7 +242,8 @@ def third_person(text: str, cast: Cast) -> str | None:
     'Tomas Reyes is having lunch.', said to Tomas), or None. For spoken lines only: a
     thought or a memory is written so."""
     for who, why in ((cast.speaker, "speaks of itself as"), (cast.listener, "speaks to")):
-        if who and re.match(rf"{re.escape(who)}\s+(?:is|was|has|will)\b", text):
+        rest = text.removeprefix(who + " ") if who else text
+        if rest != text and lower_words(rest)[:1] in (["is"], ["was"], ["has"], ["will"]):
             return f"{why} {who}" + (" as if absent" if why == "speaks to" else "")
     return None
 

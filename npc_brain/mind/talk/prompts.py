@@ -112,7 +112,7 @@ def _ended(text: str, opening: str) -> str:
     length limit cut it ("... and I'm so glad you're visiting my l."), back to its last
     whole sentence, else to its last whole clause ("..., meet Vera at 3 pm, and mend
     the gate of the guard house by the harbour, while." -> "..., meet Vera at 3 pm.")."""
-    text = re.sub(" {2,}", " ", text)
+    text = " ".join(word for word in text.split(" ") if word)
     if not opening or len(text) <= len(opening) + _REPLY_BODY:
         return text
     if ends := [m.end() for m in _SENTENCE_END.finditer(text, len(opening))]:

@@ -198,7 +198,7 @@ def holding(ware: Ware) -> str:
 def _item_and_per(item: str) -> tuple[str, str]:
     """An item without its aside, and what its price is per: "the Gull (fishing boat)"
     -> "the Gull"; "mooring, per week" -> ("mooring", " per week")."""
-    bare = re.sub(r"\s*\([^)]*\)", "", item).strip()
+    bare = item.partition(" (")[0].strip()
     head, _, per = bare.partition(", per ")
     return head.strip(), f" per {per.strip()}" if per else ""
 
@@ -212,7 +212,7 @@ def _amount(n: int, unit: str) -> str:
 
 def _plural(item: str) -> bool:
     """Whether an item is named in the plural ("anti-rad pills"), by its head noun."""
-    head = re.sub(r"^(?:a|an|the)\s+", "", item, flags=re.IGNORECASE).partition(" of ")[0]
+    head = _unarticled(item).partition(" of ")[0]
     last = head.split(" ")[-1].lower()
     nouns = getAllLemmas(last).get("NOUN", ())
     return bool(nouns) and last not in nouns
@@ -223,7 +223,7 @@ def _counted(n: int, item: str) -> str:
     named = _item_and_per(item)[0]
     if n == 1:
         return _with_article(named)
-    bare = re.sub(r"^(?:a|an|the|one)\s+", "", named, flags=re.IGNORECASE)
+    bare = _unarticled(named, ("a", "an", "the", "one"))
     head, sep, rest = bare.partition(" of ")
     *front, last = head.split(" ")
     plural = (last,) if _plural(last) else getInflection(last, tag="NNS") or (last + "s",)
@@ -232,9 +232,15 @@ def _counted(n: int, item: str) -> str:
 
 
 def _with_article(item: str) -> str:
-    if re.match(r"(?:a|an|the)\s", item, re.IGNORECASE) or item[:1].isupper() or _plural(item):
+    if _unarticled(item) != item or item[:1].isupper() or _plural(item):
         return item
     return f"{'an' if item[:1].lower() in 'aeiou' else 'a'} {item}"
+
+
+def _unarticled(item: str, articles: tuple[str, ...] = ("a", "an", "the")) -> str:
+    """An item without the article it opens with ("the Gull": "Gull")."""
+    first, _, rest = item.partition(" ")
+    return rest if rest and first.lower() in articles else item
 
 
 def _content(word: str) -> bool:

@@ -362,7 +362,7 @@ def strangers_in(text: str, known: set[str]) -> list[str]:
     for match in _CAPITALISED.finditer(text):
         if match.start() == 0 or text[: match.start()].rstrip().endswith((".", "!", "?")):
             continue
-        words = re.split(r"[ -]", match.group())
+        words = match.group().replace("-", " ").split()
         if any(w.lower() in known or getAllLemmas(w.lower()) for w in words):
             continue
         found.append(match.group())
