@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from npc_brain.mind.talk.realise import AUX_FORMS, MODALS
 from npc_brain.persona import Persona
 from npc_brain.words import lower_words, sentences, stem, tokens
 
@@ -203,7 +204,7 @@ def turned_around(text: str, question: str) -> bool:
     )
 
 
-_ASKING_VERBS = frozenset(("have", "has", "are", "were", "did", "do", "will", "can", "would"))
+_ASKING_VERBS = AUX_FORMS | MODALS | {"did"}  # "did you go", "can you come"
 
 
 def echoes(text: str, question: str) -> bool:

@@ -16,7 +16,7 @@ from npc_brain.memory.when import DAY, HOUR, Window, past_tense, perfect
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
 from npc_brain.mind.talk.invitation import said_when
-from npc_brain.mind.talk.realise import described, first_person, sentence
+from npc_brain.mind.talk.realise import described, first_person, sentence, turned_round
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.roles import role_likeness
 from npc_brain.mind.talk.scene import (
@@ -113,32 +113,13 @@ def _react(scene: Scene) -> Answer:
     return Answer((sentence(f"If {situation}, I'd see to it right away"),))
 
 
-_SECOND_TO_FIRST = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself"}
-
-
-_BE_AFTER_I = {"are": "am", "were": "was", "'re": "'m"}
-
-
 def _as_heard(text: str) -> str:
     """A line put to the NPC in the second person, as the NPC says it back ("Your cart
     has lost a wheel" -> "my cart has lost a wheel"; "you are" -> "I am")."""
-    words = re.findall(r"[\w']+|[^\w\s]", text.replace("’", "'"))
-    out: list[str] = []
-    for i, word in enumerate(words):
-        low = word.lower()
-        if low in ("you're",):
-            out.append("I'm")
-        elif low in _SECOND_TO_FIRST:
-            following = words[i + 1].lower() if i + 1 < len(words) else ""
-            subject = not out or _verb_form(following)  # "you are", "while you sail"
-            out.append("me" if low == "you" and not subject else _SECOND_TO_FIRST[low])
-        elif out and out[-1] == "I" and low in _BE_AFTER_I:
-            out.append(_BE_AFTER_I[low])
-        else:
-            out.append(word)
-    joined = re.sub(r" ([,.!?;:])", r"\1", " ".join(out)).replace(" '", "'")
-    first = out[0] if out else ""
-    if first == "I" or (first.istitle() and key_terms(first) and not getAllLemmas(first.lower())):
+    joined = turned_round(text)
+    first = joined.split(" ")[0]
+    name = first.istitle() and key_terms(first) and not getAllLemmas(first.lower())
+    if first.split("'")[0] == "I" or name:
         return joined  # "I", or a name
     return joined[:1].lower() + joined[1:]
 
@@ -478,12 +459,6 @@ def _names_asked(line: str, memories: Sequence[MemoryRecord]) -> set[str]:
         w.lower() for m in memories for w in re.findall(r"(?<=[a-z,] )[A-Z][a-z]+", m.description)
     }
     return words & written
-
-
-def _verb_form(word: str) -> bool:
-    """Whether a word is a finite verb or an auxiliary ("are", "sail", "can")."""
-    lemmas = getAllLemmas(word)
-    return "VERB" in lemmas or "AUX" in lemmas
 
 
 async def _mentioned(scene: Scene, name: str) -> bool:

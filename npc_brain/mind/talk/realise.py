@@ -49,9 +49,8 @@ AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
 _AUX_KEY = {form: key for key, forms in AUXILIARIES.items() for form in forms if form != "'s"}
 # The rest of English's small words: forms of be, have and do, wh- words, degree words.
 _SMALL = _words("be been being did had what why how all than very just also too yes let's")
-CLOSED_CLASS = (
-    FUNCTION_WORDS | MODALS | _SMALL | {f for forms in AUXILIARIES.values() for f in forms}
-)
+AUX_FORMS = frozenset(form for forms in AUXILIARIES.values() for form in forms)
+CLOSED_CLASS = FUNCTION_WORDS | MODALS | _SMALL | AUX_FORMS
 
 
 def closed_class(word: str) -> bool:
@@ -91,8 +90,8 @@ _THIRD = {form: (p, c) for p, forms in PRONOUNS.items() for c, form in enumerate
 _THIRD |= {"her": ("she", -1), "his": ("he", -2), "themself": ("they", 4)}
 _CONTRACT = {("i", "am"): "'m", ("you", "are"): "'re", ("he", "is"): "'s"}
 _CONTRACT |= {("she", "is"): "'s", ("they", "are"): "'re"}
-_MY = {"i": 0, "me": 1, "my": 2, "mine": 3, "myself": 4}
-_YOUR = {"you": 1, "your": 2, "yours": 3, "yourself": 4}
+_MY = {form.lower(): case for case, form in enumerate(FIRST)}  # "me": 1, "my": 2, ...
+_YOUR = {form: case for case, form in enumerate(SECOND)}  # "you": 1 (as an object)
 
 _ABBREVIATION = "|".join(sorted(w[:-1].capitalize() for w in ABBREVIATIONS))
 _TOKEN = re.compile(
@@ -494,9 +493,32 @@ _ASKED_OF_YOU = re.compile(
     r"\b(?:can|could|will|would|won't|can't)\s+(?:you|u|ya)\s+(?:please\s+)?(.+)", re.IGNORECASE
 )
 _ASKED_FOR = re.compile(r"\b(?:can|could|may)\s+i\s+(?:get|have)\s+(.+)", re.IGNORECASE)
-# The speaker's persons as the NPC says them back, and the NPC's as it says them.
+# The speaker's persons as the NPC says them back, and the NPC's as it says them; a
+# verb after a subject turned round agrees with it ("you are" -> "I am", "I'm" -> "you're").
 _FLIPPED = {"me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i": "you"}
-_FLIPPED |= {"us": "you", "our": "your", "you": "me", "your": "my", "yours": "mine"}
+_FLIPPED |= {"us": "you", "our": "your", "your": "my", "yours": "mine", "yourself": "myself"}
+_AGREEING = {("I", "are"): "am", ("I", "were"): "was", ("I", "'re"): "'m"}
+_AGREEING |= {("you", "am"): "are", ("you", "was"): "were", ("you", "'m"): "'re"}
+
+
+def turned_round(text: str, verb_phrase: bool = False) -> str:
+    """Words said to the NPC in its own persons: the speaker's I/me/my become
+    you/your, and you/your become I/me/my ("can you look at my arm" -> "can I look at
+    your arm", "you are" -> "I am"). "you" is "I" as a subject (at the start, or before
+    a verb: "while you sail"), else "me"; in a `verb_phrase` it is always "me". "mine"
+    after a determiner is a pit ("the mine")."""
+    toks = _tokens(text)
+    for i, tok in enumerate(toks):
+        low, before = tok.text.lower(), toks[i - 1].text if i else ""
+        if low == "you":
+            after = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+            verb = after.startswith("'") or bool(_lemmas(after).keys() & {"VERB", "AUX"})
+            tok.text = "I" if not verb_phrase and (not i or verb) else "me"
+        elif low in _FLIPPED and not (low == "mine" and before.lower() in DETERMINERS):
+            tok.text = _FLIPPED[low]
+        elif (before, low) in _AGREEING:
+            tok.text = _AGREEING[(before, low)]
+    return "".join(t.pre + t.text for t in toks)
 
 
 def promised(request: str) -> str:
@@ -514,9 +536,8 @@ def promised(request: str) -> str:
     verb = words[0].lower() if words else ""
     if verb in MODALS or verb not in _lemmas(verb).get("VERB", ()):
         return ""  # it starts with a verb's base form ("take a look", "shoe my horse")
-    flipped = [_FLIPPED.get(w.lower(), w) for w in words]
-    flipped[0] = flipped[0].lower()
-    return " ".join(flipped)
+    flipped = turned_round(" ".join(words), verb_phrase=True)
+    return flipped[:1].lower() + flipped[1:]
 
 
 def sentence(text: str) -> str:

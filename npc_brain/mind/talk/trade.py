@@ -16,7 +16,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from npc_brain.memory.records import MemoryRecord
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS
-from npc_brain.mind.talk.realise import FUNCTION_WORDS, join_clauses, sentence
+from npc_brain.mind.talk.realise import DETERMINERS, FUNCTION_WORDS, join_clauses, sentence
 from npc_brain.words import NUMBER_WORDS, lower_words
 
 
@@ -115,8 +115,7 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
 
 
 # Words that introduce a thing: "a net", "any hooks", "two loaves", "that lantern".
-_INTRODUCING = frozenset(("a", "an", "any", "some", "the", "this", "that", "these", "those"))
-_INTRODUCING |= {w for w in NUMERALS if w not in ("dozen", "couple", "pair")}
+_INTRODUCING = DETERMINERS | {w for w in NUMERALS if w not in ("dozen", "couple", "pair")}
 _HAVING = frozenset(("have", "get", "carry", "stock", "keep", "need", "want"))
 
 

@@ -29,7 +29,14 @@ from npc_brain.mind.talk.acts import (
     shipped_matrix,
 )
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS, key_terms, names_in
-from npc_brain.mind.talk.realise import CLAUSE_WORDS, FUNCTION_WORDS, MODALS, PREPOSITIONS
+from npc_brain.mind.talk.realise import (
+    CLAUSE_WORDS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    MODALS,
+    PREPOSITIONS,
+    SECOND,
+)
 from npc_brain.mind.talk.wh import Slot, asked_for
 from npc_brain.words import lower_words, sentences, tokens
 
@@ -184,7 +191,7 @@ def hypothetical(line: str) -> bool:
 _WHAT_DO = re.compile(r"\bwhat (?:do|will|would|should|can) you (?:do|say)\b")
 
 
-_YOU = frozenset(("you", "your", "yours", "yourself", "u", "ya"))
+_YOU = frozenset((*SECOND, "u", "ya"))
 
 
 _INDEFINITE = frozenset(("anything", "something", "anyone", "someone"))
@@ -316,7 +323,7 @@ def thing_asked(text: str) -> str:
     "any word of the new bridge?": "the new bridge"); '' if none."""
     words = tokens(text)
     for i, word in enumerate(words):
-        if word.lower() not in _DETERMINERS:
+        if word.lower() not in DETERMINERS:
             continue
         for j in range(i + 1, min(i + 4, len(words))):  # up to two adjectives between
             low, lemmas = words[j].lower(), getAllLemmas(words[j].lower())
@@ -327,9 +334,6 @@ def thing_asked(text: str) -> str:
             if "ADJ" not in lemmas:
                 break
     return ""
-
-
-_DETERMINERS = frozenset(("a", "an", "any", "the", "some"))
 
 
 def named_places(text: str, addresses: Sequence[str]) -> list[str]:
