@@ -66,5 +66,8 @@ _STEMMER = snowballstemmer.stemmer("english")
 # English's number words that name no one thing but a number ("one" is also "someone").
 NUMBER_WORDS = {
     **{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8},
-    **{"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20},
+    **{"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30},
+    **{"forty": 40, "fifty": 50, "hundred": 100, "thousand": 1000},
 }
+# Words that count without being only a number's name ("one", "a dozen", "a couple").
+COUNTING_WORDS = {"one": 1, "dozen": 12, "couple": 2, "pair": 2}

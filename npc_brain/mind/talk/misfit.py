@@ -23,7 +23,7 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.when import CALENDAR_WORDS, days_of_month
 from npc_brain.mind.talk.answers import passed_on, said_line
-from npc_brain.mind.talk.realise import closed_class, english
+from npc_brain.mind.talk.realise import closed_class, english, finite_verb
 from npc_brain.words import lower_words, spans, stem, tokens
 
 # Capitalised words that name nobody: greetings, days, months, titles, and common nouns
@@ -61,7 +61,6 @@ _THEIR_DEED = re.compile(rf"\s+{_DOES}")
 _THE_ONE = r"(?:\s*(?:['’]m|am|['’]re|are) the ones? (?:who|that))?"
 _OUR_DEED = re.compile(rf"\b(?:I|[Ww]e){_THE_ONE}(?:\s+|(?=['’])){_DOES}")
 _YOUR_DEED = re.compile(rf"\b[Yy]ou(?:\s+|(?=['’])){_DOES}")  # "you're having a party"
-_SUBJECT_VERBS = frozenset(("has", "had", "says", "said", "wants", "told", "thinks"))
 
 
 @dataclass(frozen=True)
@@ -427,7 +426,9 @@ def stranger(text: str, cast: Cast) -> str | None:
             for j in (i - 1, i + 1)
             if 0 <= j < len(tokens)
         )
-        subject = i + 1 < len(tokens) and tokens[i + 1][0] in _SUBJECT_VERBS  # "Lionel has"
+        subject = i + 1 < len(tokens) and finite_verb(
+            tokens[i + 1][0], ("VBZ", "VBD")
+        )  # "Lionel has"
         named = start in greeted or paired or subject  # "Hi Sarah", "Sarah, ...", "Mike Brown"
         if not initial or (named and not _englishlike(word)):
             return f"names {_bare(word)}, unknown in the town"

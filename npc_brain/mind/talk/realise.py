@@ -53,6 +53,13 @@ AUX_FORMS = frozenset(form for forms in AUXILIARIES.values() for form in forms)
 CLOSED_CLASS = FUNCTION_WORDS | MODALS | _SMALL | AUX_FORMS
 
 
+def finite_verb(word: str, tags: tuple[str, ...] = ("VBZ",)) -> bool:
+    """Whether a lowercase word is a verb's form of `tags` ("runs", "mends" are VBZ;
+    "said", "went" are VBD)."""
+    lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
+    return any(word in getInflection(lemma, tag=tag) for lemma in lemmas for tag in tags)
+
+
 def closed_class(word: str) -> bool:
     """Whether a lowercase word is one of English's small words, or a contraction of
     one ("I'm", "that's", "don't")."""

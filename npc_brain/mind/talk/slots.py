@@ -18,21 +18,15 @@ from npc_brain.memory.when import anchor, clock_times
 from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.understand import named_places
 from npc_brain.mind.talk.wh import Slot, asked_for
-from npc_brain.words import tokens
+from npc_brain.words import COUNTING_WORDS, NUMBER_WORDS, tokens
 
 __all__ = ["Slot", "ago", "asked_for", "holds", "not_known"]
 
 
 # Words that give a cause ("because my knees are bad", "since the raid", "due to").
 _CAUSES = frozenset(("because", "since", "due", "cause", "'cause", "so"))
-# Number words, for an amount said in words ("three crates").
-_NUMBERS = frozenset(
-    (
-        *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
-        *("eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand"),
-        *("dozen", "half", "couple", "few"),
-    )
-)
+# Words of an amount said in words ("three crates", "a few days", "half a day").
+_NUMBERS = NUMBER_WORDS.keys() | COUNTING_WORDS.keys() | {"half", "few"}
 
 
 def holds(

@@ -17,7 +17,7 @@ from lemminflect import getAllLemmas, getInflection
 from npc_brain.memory.records import MemoryRecord
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS
 from npc_brain.mind.talk.realise import DETERMINERS, FUNCTION_WORDS, join_clauses, sentence
-from npc_brain.words import NUMBER_WORDS, lower_words
+from npc_brain.words import COUNTING_WORDS, NUMBER_WORDS, lower_words
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ _SOLD = re.compile(
     r"\bsells?\s+(?P<item>.+?)\s+for\s+(?P<price>\d+)\s*(?P<unit>[A-Za-z]+)?", re.IGNORECASE
 )
 # English's numerals, for a quantity said in words ("three ration packs").
-NUMERALS = {**NUMBER_WORDS, "a": 1, "an": 1, "one": 1, "dozen": 12, "couple": 2, "pair": 2}
-_SAID = {n: w for w, n in NUMERALS.items() if w not in ("a", "an", "dozen", "couple", "pair")}
+NUMERALS = {**NUMBER_WORDS, **COUNTING_WORDS, "a": 1, "an": 1}
+_SAID = {n: w for w, n in NUMBER_WORDS.items()} | {1: "one"}
 
 
 def ware(memory: MemoryRecord) -> Ware | None:
@@ -115,7 +115,7 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
 
 
 # Words that introduce a thing: "a net", "any hooks", "two loaves", "that lantern".
-_INTRODUCING = DETERMINERS | {w for w in NUMERALS if w not in ("dozen", "couple", "pair")}
+_INTRODUCING = DETERMINERS | NUMBER_WORDS.keys() | {"one"}
 _HAVING = frozenset(("have", "get", "carry", "stock", "keep", "need", "want"))
 
 

@@ -36,6 +36,7 @@ from npc_brain.mind.talk.realise import (
     MODALS,
     PREPOSITIONS,
     SECOND,
+    finite_verb,
 )
 from npc_brain.mind.talk.wh import Slot, asked_for
 from npc_brain.words import lower_words, sentences, tokens
@@ -300,7 +301,7 @@ def role_noun(learned: str) -> str:
         words = words[2:]  # "Tomas Reyes is an old fisherman": the name said first
     elif len(words) > 2 and words[0].istitle() and words[1].istitle() and words[2] == "is":
         words = words[3:]
-    if not words or _third_person_verb(words[0].lower()):
+    if not words or finite_verb(words[0].lower()):
         return ""
     phrase = []
     for word in words:
@@ -309,12 +310,6 @@ def role_noun(learned: str) -> str:
         phrase.append(word)
     terms = [t for w in phrase if (t := key_terms(w))]
     return next(iter(terms[-1])) if terms else ""
-
-
-def _third_person_verb(word: str) -> bool:
-    """Whether a word is a verb's third person singular ("runs", "mends")."""
-    lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
-    return any(word in getInflection(lemma, tag="VBZ") for lemma in lemmas)
 
 
 def thing_asked(text: str) -> str:
