@@ -113,3 +113,16 @@ def test_another_names_whose_work_it_is(brain: Brain) -> None:
 def test_what_the_npc_knows_of_whose_work_it_is_comes_with_the_name(brain: Brain) -> None:
     text = reply(brain, "jeb", "Could you stitch up this cut on my hand?")
     assert "Doc Hale" in text and "Fort Clay" in text, text
+
+
+def test_a_request_in_other_words_than_the_role_still_finds_it(brain: Brain) -> None:
+    """ "look at my arm" shares no word with "sets bones and stitches wounds"; a doctor
+    is asked it all the same (data/services.tsv)."""
+    assert reply(brain, "hale", "Doc, can you look at my arm?").startswith("Of course"), "hale"
+
+
+def test_a_regular_of_the_saloon_sends_a_drink_order_to_its_keeper(brain: Brain) -> None:
+    """The blacksmith drinks at the saloon every night; its keeper pours."""
+    assert reply(brain, "sal", "Pour me a whiskey.").startswith("Of course")
+    text = reply(brain, "jeb", "Pour me a whiskey.")
+    assert "can't help" in text and "Sal Ortiz" in text, text

@@ -23,7 +23,7 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.when import CALENDAR_WORDS, days_of_month
 from npc_brain.mind.talk.answers import passed_on, said_line
-from npc_brain.mind.talk.realise import closed_class, english, finite_verb
+from npc_brain.mind.talk.realise import closed_class, english, verb_form
 from npc_brain.words import lower_words, spans, stem, tokens
 
 # Capitalised words that name nobody: greetings, days, months, titles, and common nouns
@@ -426,7 +426,7 @@ def stranger(text: str, cast: Cast) -> str | None:
             for j in (i - 1, i + 1)
             if 0 <= j < len(tokens)
         )
-        subject = i + 1 < len(tokens) and finite_verb(
+        subject = i + 1 < len(tokens) and verb_form(
             tokens[i + 1][0], ("VBZ", "VBD")
         )  # "Lionel has"
         named = start in greeted or paired or subject  # "Hi Sarah", "Sarah, ...", "Mike Brown"

@@ -53,9 +53,9 @@ AUX_FORMS = frozenset(form for forms in AUXILIARIES.values() for form in forms)
 CLOSED_CLASS = FUNCTION_WORDS | MODALS | _SMALL | AUX_FORMS
 
 
-def finite_verb(word: str, tags: tuple[str, ...] = ("VBZ",)) -> bool:
-    """Whether a lowercase word is a verb's form of `tags` ("runs", "mends" are VBZ;
-    "said", "went" are VBD)."""
+def verb_form(word: str, tags: tuple[str, ...] = ("VBZ",)) -> bool:
+    """Whether a lowercase word is a verb's form of one of `tags` ("runs" is VBZ, "went"
+    VBD, "reading" VBG; "sing" and "bring" are no VBG)."""
     lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
     return any(word in getInflection(lemma, tag=tag) for lemma in lemmas for tag in tags)
 

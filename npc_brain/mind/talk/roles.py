@@ -6,10 +6,14 @@ fish market?" is answered by it)."""
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
+from importlib import resources
+
+from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import MemoryRecord, SourceKind
 from npc_brain.mind.plan.affordances import affordances, parts
-from npc_brain.mind.talk.realise import first_person, persona_sentences, promised
+from npc_brain.mind.talk.realise import CLAUSE_WORDS, first_person, persona_sentences, promised
 from npc_brain.mind.talk.scene import Scene, priced
 from npc_brain.words import lower_words, sentences
 
@@ -34,7 +38,8 @@ async def role_likeness(scene: Scene) -> dict[str, float]:
             for a in affordances(place)
         ]
         sold = [first_person(m.description, p.name) for m in wares(scene, agent_id)]
-        roles[agent_id] = [*(s for text in said for s in sentences(text)), *kept, *sold]
+        done = services(p.learned)  # what such people are asked to do
+        roles[agent_id] = [*(s for text in said for s in sentences(text)), *kept, *sold, *done]
     shared = Counter(text for role in roles.values() for text in set(role))
     for agent_id, role in roles.items():  # a part two roles share tells them apart in nothing
         roles[agent_id] = [text for text in role if shared[text] == 1]
@@ -42,9 +47,50 @@ async def role_likeness(scene: Scene) -> dict[str, float]:
     if not texts:
         return {}
     asked = promised(scene.heard.text)  # what is asked, without "can you" and the rest
-    vector = (await scene.embed([asked]))[0] if asked else scene.heard.vector
+    specific = len(asked.split()) > 1  # "help" says nothing of what: the line does
+    vector = (await scene.embed([asked]))[0] if specific else scene.heard.vector
     likeness = iter((await scene.embed(texts)) @ vector)
     return {a: max(float(next(likeness)) for _ in role) for a, role in roles.items() if role}
+
+
+def services(learned: str) -> list[str]:
+    """What people are asked to do whose persona says it is, or keeps, what an entry of
+    data/services.tsv names ("the station's medic": "look at your arm", ...; "keeps the
+    Red Boar tavern": "pour you a drink", ...), as written or as lemmas ("teaches":
+    teach). A place the persona is only at is none of its occupation ("a bard at the
+    Red Boar" pours no drinks)."""
+    said = occupation_words(learned)
+    lemmas = [(*(ls := getAllLemmas(w)).get("NOUN", ()), *ls.get("VERB", ()), w)[0] for w in said]
+    words = f" {' '.join(said)} {' '.join(lemmas)} "
+    return [
+        service
+        for names, service in _services()
+        if any(f" {name.replace('_', ' ')} " in words for name in names)
+    ]
+
+
+def occupation_words(learned: str) -> list[str]:
+    """A persona's words of what it is and keeps, lowercase ("a widow who runs the
+    boarding house": widow, who, runs, the, boarding, house), leaving out where it is (a
+    phrase from "at", "in", "on", "near" or "from" to the next comma or clause word)."""
+    words: list[str] = []
+    for clause in learned.split(","):
+        placed = False
+        for word in lower_words(clause):
+            placed = word in _LOCATIVE or (placed and word not in CLAUSE_WORDS)
+            if not placed:
+                words.append(word)
+    return words
+
+
+_LOCATIVE = frozenset(("at", "in", "on", "near", "from"))
+
+
+@cache
+def _services() -> list[tuple[tuple[str, ...], str]]:
+    data = resources.files("npc_brain.mind.talk").joinpath("data", "services.tsv")
+    rows = (line.split("\t") for line in data.read_text(encoding="utf-8").splitlines())
+    return [(tuple(r[0].split()), r[1]) for r in rows if len(r) == 2 and not r[0].startswith("#")]
 
 
 def wares(scene: Scene, agent_id: str) -> list[MemoryRecord]:

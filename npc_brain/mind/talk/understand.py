@@ -36,7 +36,7 @@ from npc_brain.mind.talk.realise import (
     MODALS,
     PREPOSITIONS,
     SECOND,
-    finite_verb,
+    verb_form,
 )
 from npc_brain.mind.talk.wh import Slot, asked_for
 from npc_brain.words import lower_words, sentences, tokens
@@ -250,7 +250,9 @@ def asks_doing_now(line: str, when: Window | None, now: GameTime) -> bool:
         return False
     words = lower_words(text)
     after_you = [b for a, b in zip(words, words[1:], strict=False) if a in ("you", "you're")]
-    doing = any(w in ("busy", "up") or w.endswith("ing") and w not in _GOING for w in after_you)
+    doing = any(
+        w in ("busy", "up") or verb_form(w, ("VBG",)) and w not in _GOING for w in after_you
+    )
     return doing or words[:1] == ["busy"]
 
 
@@ -301,7 +303,7 @@ def role_noun(learned: str) -> str:
         words = words[2:]  # "Tomas Reyes is an old fisherman": the name said first
     elif len(words) > 2 and words[0].istitle() and words[1].istitle() and words[2] == "is":
         words = words[3:]
-    if not words or finite_verb(words[0].lower()):
+    if not words or verb_form(words[0].lower()):
         return ""
     phrase = []
     for word in words:
