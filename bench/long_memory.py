@@ -54,6 +54,7 @@ from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.memory.retrieval import Weights
 from npc_brain.mind.world import WorldRegistry
 from npc_brain.persona import Persona, Switches
+from npc_brain.words import closed_class
 
 K = 10
 WORLD = "longmem"
@@ -83,12 +84,6 @@ SOURCES = {
     "told": SourceKind.TOLD,
     "author": SourceKind.AUTHOR,
 }
-_STOPWORDS = (
-    "a an and are as at be been but by did do does for from had has have how i if in is it "
-    "its me my of on or so that the then there these this to up was were what when where "
-    "which who whom why will with you your yours"
-)
-STOPWORDS = frozenset(_STOPWORDS.split())
 
 Memory = dict[str, Any]
 Question = dict[str, Any]
@@ -224,7 +219,7 @@ def bm25_arm(memories: Sequence[Memory], questions: Sequence[Question]) -> dict[
     loaded = time.perf_counter()
     ranked = []
     for q in questions:
-        words = [w for w in re.findall(r"\w+", q["question"].lower()) if w not in STOPWORDS]
+        words = [w for w in re.findall(r"\w+", q["question"].lower()) if not closed_class(w)]
         match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
         query = "SELECT id FROM m WHERE m MATCH ? ORDER BY bm25(m) LIMIT ?"
         found = tables[q["npc"]].execute(query, (match, K)).fetchall() if match else []

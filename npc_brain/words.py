@@ -71,3 +71,42 @@ NUMBER_WORDS = {
 }
 # Words that count without being only a number's name ("one", "a dozen", "a couple").
 COUNTING_WORDS = {"one": 1, "dozen": 12, "couple": 2, "pair": 2}
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# English's closed classes, named (nothing about any one game): the small words every
+# reader of a line skips or turns round (talk, the lexical index, the demo's judge).
+DETERMINERS = _words("a an the this that these those every each some any no its our")
+PREPOSITIONS = _words("to for with at by from of on in into onto about over under near")
+CONJUNCTIONS = _words("and or but so because when while if then that who which where whether")
+CLAUSE_WORDS = CONJUNCTIONS | _words("although though after before since until as once")
+COORDINATORS = _words("and or but then")
+SUBORDINATORS = CLAUSE_WORDS - COORDINATORS  # 'because ..', 'once ..': a clause of its own
+PLACE_PREPOSITIONS = _words("at in on into onto near over under from")
+PERSONAL = _words("i me my we us our you your it they them their he him his she her")
+FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CLAUSE_WORDS | PERSONAL | _words("there here not")
+MODALS = _words("can could will would shall should may might must 'll 'd")
+# Forms of the auxiliaries by person: I, you, he/she, they.
+AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
+    ("be", "past"): ("was", "were", "was", "were"),
+    ("be", "pres"): ("am", "are", "is", "are"),
+    ("have", "pres"): ("have", "have", "has", "have"),
+    ("do", "pres"): ("do", "do", "does", "do"),
+    ("be", "'"): ("'m", "'re", "'s", "'re"),
+    ("have", "'"): ("'ve", "'ve", "'s", "'ve"),
+}
+# The rest of English's small words: forms of be, have and do, wh- words, degree words.
+_SMALL = _words(
+    "be been being did had what whom whose why how all than very just also too yes let's"
+)
+AUX_FORMS = frozenset(form for forms in AUXILIARIES.values() for form in forms)
+CLOSED_CLASS = FUNCTION_WORDS | MODALS | _SMALL | AUX_FORMS
+
+
+def closed_class(word: str) -> bool:
+    """Whether a lowercase word is one of English's small words, or a contraction of
+    one ("I'm", "that's", "don't")."""
+    return word in CLOSED_CLASS or word.endswith("n't") or word.partition("'")[0] in CLOSED_CLASS

@@ -33,15 +33,18 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+from lemminflect import getAllLemmas
 from numpy.typing import NDArray
 
 from npc_brain.demo.cast import CastMember
 from npc_brain.demo.memories import MemoryView
 from npc_brain.llm.base import Embedder
+from npc_brain.memory.when import PARTS_OF_DAY
 from npc_brain.mind.plan.affordances import affordances, describe, parts
 from npc_brain.mind.plan.skeleton import Skeleton, is_activity, skeleton_of
+from npc_brain.mind.talk.answers import content_word
 from npc_brain.persona import Persona
-from npc_brain.words import stem
+from npc_brain.words import lower_words, stem
 
 # Cosine of an action's description with "<the place described>: <its affordances>"
 # (`place_text`) at or above which the place fits, when no word decides. Chosen on the
@@ -86,18 +89,17 @@ DEFINITION = (
     "(step, pair of awake agents in the same arena)."
 )
 
-_STOPWORD_TEXT = (
-    "a an the to of in on at for with and or from by about up into out over around "
-    "before after her his their my your its our is are be some this that it there here "
-    "then while during"
-    # verbs that say little about what is done
-    " have has having do does doing go goes going get gets getting take takes taking "
-    "spend spends spending time use uses using work works working"
-    # times
-    " am pm morning afternoon evening night noon midnight today daily every each day "
-    "o clock oclock"
-)
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Verbs that say little about what is done ("spending time", "going to work"), by lemma,
+# and the words of a day's times and of direction beside English's small words.
+_LIGHT_VERBS = frozenset(("have", "do", "go", "get", "take", "spend", "use", "work"))
+_VAGUE = frozenset(
+    ("up", "out", "around", "during", "time", "pm", "noon", "midnight", "day", "daily", "o'clock")
+) | frozenset(PARTS_OF_DAY)
+
+
+def _says_what_is_done(word: str) -> bool:
+    verbs = getAllLemmas(word).get("VERB", ())
+    return content_word(word) and word not in _VAGUE and not _LIGHT_VERBS & {word, *verbs}
 
 
 @dataclass(frozen=True)
@@ -113,9 +115,9 @@ class Step:
 
 def content_words(text: str) -> set[str]:
     """The stems (words.stem) of a text's words that say what is done or where: no
-    stopwords, no times ('at 8 am'), no numbers."""
-    words = re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower())
-    return {stem(w) for w in words if w not in _STOPWORDS and len(w) > 1}
+    small words (content_word), no light verbs, no times ('at 8 am'), no numbers."""
+    words = [w for w in lower_words(text) if w.isalpha() or "'" in w]
+    return {stem(w) for w in words if len(w) > 1 and _says_what_is_done(w)}
 
 
 def is_asleep(description: str) -> bool:

@@ -7,20 +7,11 @@ merges this ranking with the embedding's."""
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 
-# English function words: they match nearly every memory and rank none.
-_FUNCTION_WORD_TEXT = (
-    "a an the and or but if of to in on at by for with from about into over under is "
-    "are was were be been being am do does did have has had i you he she it we they me "
-    "him her us them my your his its our their this that these those what who whom "
-    "which when where why how not no yes so very just also too there here then than "
-    "some any all can could would should will shall may might must s t d ll re ve m"
-)
-FUNCTION_WORDS = frozenset(_FUNCTION_WORD_TEXT.split())
+from npc_brain.words import closed_class, lower_words
+
 MAX_TERMS = 16  # a query's longest OR of terms (a pasted paragraph is not a question)
-_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 def match_expression(text: str) -> str:
@@ -30,9 +21,13 @@ def match_expression(text: str) -> str:
 
 
 def terms(text: str) -> list[str]:
-    """A text's content words, lowercase, once each, in order (at most MAX_TERMS)."""
-    words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
-    return [w for w in words if w not in FUNCTION_WORDS][:MAX_TERMS]
+    """A text's content words, lowercase, once each, in order (at most MAX_TERMS):
+    English's small words (words.closed_class: "the", "I'm", "would") match nearly every
+    memory and rank none; a possessive's "s" is no word of its own."""
+    kept = (w for w in lower_words(text) if not closed_class(w))
+    parts = (part for w in kept for part in w.replace("’", "'").split("'"))
+    words = dict.fromkeys(p for p in parts if len(p) > 1 or p.isdigit())
+    return list(words)[:MAX_TERMS]
 
 
 def search(

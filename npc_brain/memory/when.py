@@ -132,7 +132,7 @@ def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     at = moment.replace(tzinfo=dt.UTC).timestamp()
     part = _PART_OF_DAY.search(text)
     if part is not None and period in ("day", "part_of_day", "time") and not _clock(phrase):
-        first, last = _PARTS[part[1].lower()]
+        first, last = PARTS_OF_DAY[part[1].lower()]
         day = moment.replace(hour=0, minute=0, second=0, microsecond=0)
         start = day.replace(tzinfo=dt.UTC).timestamp()
         return Window(start + first * HOUR, start + last * HOUR, phrase)
@@ -180,7 +180,7 @@ def _up_to_now(text: str, base: dt.datetime, now: GameTime) -> Window | None:
 
 # The parts of a day, in hours from midnight: what "in the morning" or "that evening"
 # narrows a day to.
-_PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30)}
+PARTS_OF_DAY = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30)}
 _PART_OF_DAY = re.compile(r"\b(morning|afternoon|evening|night)s?\b", re.IGNORECASE)
 # "the evening before last": that of 2 days ago (dateparser reads no "before last").
 _RELATIVE = re.compile(r"\b(morning|afternoon|evening|night|day) before last\b", re.IGNORECASE)
@@ -267,7 +267,7 @@ def part_of(moment: GameTime, part: str, phrase: str) -> Window:
     """The part of the day of `moment` ("day": all of it)."""
     day = dt.datetime.fromtimestamp(moment, dt.UTC).replace(hour=0, minute=0, second=0)
     start = day.timestamp()
-    first, last = _PARTS.get(part, (0, 24))
+    first, last = PARTS_OF_DAY.get(part, (0, 24))
     return Window(start + first * HOUR, start + last * HOUR, phrase)
 
 

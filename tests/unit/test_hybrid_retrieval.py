@@ -88,7 +88,7 @@ def test_rank_fusion_adds_the_reciprocal_ranks_of_both_lists_bm25_weighed_less()
     [
         ("Who sold the sextant?", '"sold" OR "sextant"'),
         ("what's shaft 9's depth", '"shaft" OR "9" OR "depth"'),
-        ('the "of" AND NEAR(', '"near"'),
+        ('the "of" AND NEAR(sextant* NOT -rope)', '"sextant" OR "rope"'),
         ("is it?", ""),
     ],
 )

@@ -3,10 +3,15 @@ each reader on lines from the tests' settings (a space station, a fishing villag
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from npc_brain.demo import days
+from npc_brain.memory.lexical import terms
 from npc_brain.memory.when import clock_times, dates, days_of_month, without_times
-from npc_brain.words import lower_words, sentences, spans, stem, tokens
+from npc_brain.mind.talk.answers import key_terms
+from npc_brain.words import closed_class, lower_words, sentences, spans, stem, tokens
 
 
 def test_words_keep_their_inner_apostrophe_and_split_at_punctuation() -> None:
@@ -58,3 +63,27 @@ def test_sentences_of_a_player_in_lowercase() -> None:
         "Meet me at 5 p.m. tomorrow.",
         "Bring rope.",
     ]
+
+
+def test_english_small_words_and_their_contractions_are_closed_class() -> None:
+    assert all(closed_class(w) for w in ("the", "whom", "would", "i'm", "don't", "they'll"))
+    assert not any(closed_class(w) for w in ("saffron", "bay", "tomas's", "o'clock"))
+
+
+def test_one_list_of_small_words_serves_talk_the_index_and_the_judge() -> None:
+    assert terms("What did I buy from Tomas's shop at bay 4? I'd say the NEAR one") == [
+        *("buy", "tomas", "shop", "bay", "4", "say", "one"),
+    ]
+    assert key_terms("Do you know who's selling the boat today?") == {"sell", "boat"}
+    assert days.content_words("spending time at the forge in the morning") == {"forg"}
+
+
+def test_no_module_writes_its_own_stopword_list() -> None:
+    tree = Path(__file__).resolve().parents[2]
+    own = [
+        str(path.relative_to(tree))
+        for folder in ("npc_brain", "bench")
+        for path in sorted((tree / folder).rglob("*.py"))
+        if "STOPWORD" in path.read_text().upper()
+    ]
+    assert own == []

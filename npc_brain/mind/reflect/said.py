@@ -23,8 +23,8 @@ from npc_brain.memory.commitments import event_activity
 from npc_brain.memory.records import MemoryKind, MemoryRecord
 from npc_brain.mind.reflect.prompts import Insight
 from npc_brain.mind.talk.answers import key_terms, said_line, ungreeted
-from npc_brain.mind.talk.realise import PERSONAL, reported
-from npc_brain.words import sentences
+from npc_brain.mind.talk.realise import reported
+from npc_brain.words import PERSONAL, sentences
 
 _CLAUSE_BREAK = re.compile(r",\s+|\s+(?:and|but|so|that)\s+")
 CONVERSATION_GAP = 1800.0

@@ -9,23 +9,21 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from npc_brain.mind.talk.realise import AUX_FORMS, MODALS
 from npc_brain.persona import Persona
-from npc_brain.words import lower_words, sentences, stem, tokens
+from npc_brain.words import AUX_FORMS, MODALS, closed_class, lower_words, sentences, stem, tokens
 
-_STOPWORDS = (
-    "a an the and or but if of to in on at by for with from about into over is are was "
-    "were be been being am do does did have has had i you he she it we they me him her us "
-    "them my your his its our their this that these those what who whom which when where "
-    "why how not no yes so very just also too there here then than some any all can could "
-    "would should will shall may might must know tell told think said say says today "
-    # contractions: "I'm" is no more content than "I am"
-    "i'm you're he's she's it's we're they're i've you've we've they've i'd you'd he'd "
-    "she'd we'd they'd i'll you'll he'll she'll it'll we'll they'll isn't aren't wasn't "
-    "weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't haven't hasn't "
-    "hadn't let's that's there's what's here's who's "
-)
-STOPWORDS = frozenset(_STOPWORDS.split())
+# Verbs that frame what is asked ("do you know ..", "tell me ..", "I think ..") and
+# "today": never what a line is about.
+_FRAMING = frozenset(("know", "tell", "told", "think", "said", "say", "says", "today"))
+
+
+def content_word(word: str) -> bool:
+    """Whether a lowercase word may say what a line is about: not one of English's
+    small words (realise.closed_class: "the", "I'm", "don't", "would") nor a framing
+    verb ("tell", "know")."""
+    return not closed_class(word) and word not in _FRAMING
+
+
 # Nouns that ask after news in general, not after a thing: "any news in town this week?"
 GENERAL_NOUNS = frozenset(
     {
@@ -97,9 +95,9 @@ _PASSED_ON = re.compile(
 
 def key_terms(text: str) -> set[str]:
     """The words that carry a text's content, lowercase, each as its Snowball stem
-    ("running", "runs" and "run" are one term): no stopwords, numbers kept."""
+    ("running", "runs" and "run" are one term): no small words (content_word), numbers kept."""
     words = lower_words(text)
-    return {stem(w) for w in words if (w not in STOPWORDS and len(w) > 2) or w.isdigit()}
+    return {stem(w) for w in words if (content_word(w) and len(w) > 2) or w.isdigit()}
 
 
 def names_in(text: str, people: dict[str, str]) -> list[str]:

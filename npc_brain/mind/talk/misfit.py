@@ -23,8 +23,8 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.when import CALENDAR_WORDS, days_of_month
 from npc_brain.mind.talk.answers import passed_on, said_line
-from npc_brain.mind.talk.realise import closed_class, english, verb_form
-from npc_brain.words import lower_words, spans, stem, tokens
+from npc_brain.mind.talk.realise import english, verb_form
+from npc_brain.words import closed_class, lower_words, spans, stem, tokens
 
 # Capitalised words that name nobody: greetings, days, months, titles, and common nouns
 # a small model capitalises. The world's own nouns (its places, what its people do) are

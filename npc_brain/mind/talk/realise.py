@@ -12,45 +12,36 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
-from npc_brain.words import lower_words
+from npc_brain.words import (
+    AUXILIARIES,
+    CLAUSE_WORDS,
+    CONJUNCTIONS,
+    COORDINATORS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    MODALS,
+    PERSONAL,
+    PLACE_PREPOSITIONS,
+    PREPOSITIONS,
+    SUBORDINATORS,
+    closed_class,
+    lower_words,
+)
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Closed classes of English (small, named; nothing about any one game).
+# Titles said before a name (small, named; nothing about any one game).
 HONORIFICS = _words(
     "dr dr. doctor captain capt. mr. mrs. ms. mx. miss sir dame lady lord master mistress "
     "professor prof. sergeant sgt. lieutenant lt. commander cmdr. admiral general chief elder "
     "father mother brother sister officer"
 )
-DETERMINERS = _words("a an the this that these those every each some any no its our")
-PREPOSITIONS = _words("to for with at by from of on in into onto about over under near")
-CONJUNCTIONS = _words("and or but so because when while if then that who which where whether")
-CLAUSE_WORDS = CONJUNCTIONS | _words("although though after before since until as once")
-COORDINATORS = _words("and or but then")
-SUBORDINATORS = CLAUSE_WORDS - COORDINATORS  # 'because ..', 'once ..': a clause of its own
 # Abbreviations with a period ('Dr.'): the period never ends a sentence.
 ABBREVIATIONS = frozenset(w for w in HONORIFICS if w.endswith(".")) | _words("st.")
-_PLACE = _words("at in on into onto near over under from")
-PERSONAL = _words("i me my we us our you your it they them their he him his she her")
-FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CLAUSE_WORDS | PERSONAL | _words("there here not")
-MODALS = _words("can could will would shall should may might must 'll 'd")
-# Forms of the auxiliaries by person: I, you, he/she, they.
-AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
-    ("be", "past"): ("was", "were", "was", "were"),
-    ("be", "pres"): ("am", "are", "is", "are"),
-    ("have", "pres"): ("have", "have", "has", "have"),
-    ("do", "pres"): ("do", "do", "does", "do"),
-    ("be", "'"): ("'m", "'re", "'s", "'re"),
-    ("have", "'"): ("'ve", "'ve", "'s", "'ve"),
-}
 _AUX_KEY = {form: key for key, forms in AUXILIARIES.items() for form in forms if form != "'s"}
-# The rest of English's small words: forms of be, have and do, wh- words, degree words.
-_SMALL = _words("be been being did had what why how all than very just also too yes let's")
-AUX_FORMS = frozenset(form for forms in AUXILIARIES.values() for form in forms)
-CLOSED_CLASS = FUNCTION_WORDS | MODALS | _SMALL | AUX_FORMS
 
 
 def verb_form(word: str, tags: tuple[str, ...] = ("VBZ",)) -> bool:
@@ -58,12 +49,6 @@ def verb_form(word: str, tags: tuple[str, ...] = ("VBZ",)) -> bool:
     VBD, "reading" VBG; "sing" and "bring" are no VBG)."""
     lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
     return any(word in getInflection(lemma, tag=tag) for lemma in lemmas for tag in tags)
-
-
-def closed_class(word: str) -> bool:
-    """Whether a lowercase word is one of English's small words, or a contraction of
-    one ("I'm", "that's", "don't")."""
-    return word in CLOSED_CLASS or word.endswith("n't") or word.partition("'")[0] in CLOSED_CLASS
 
 
 def english(word: str) -> bool:
@@ -315,7 +300,7 @@ def _person(toks: Sequence[_Tok], i: int, end: int) -> bool:
     """Whether the capitalised words toks[i:end], not a subject, may name a person: after a
     word, not after a determiner or a preposition of place ('the Gull', 'at Gull Rock'), and
     not common words ending in a noun ('Kestrel Station'; 'Juno Park' may be a person)."""
-    if not _is_word(toks, i - 1) or _low(toks, i - 1) in DETERMINERS | _PLACE:
+    if not _is_word(toks, i - 1) or _low(toks, i - 1) in DETERMINERS | PLACE_PREPOSITIONS:
         return False
     first, last = _low(toks, i), _low(toks, end - 1)
     return first in HONORIFICS or not _lemmas(first) or "NOUN" not in _lemmas(last)

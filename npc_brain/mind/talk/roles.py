@@ -13,9 +13,9 @@ from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import MemoryRecord, SourceKind
 from npc_brain.mind.plan.affordances import affordances, parts
-from npc_brain.mind.talk.realise import CLAUSE_WORDS, first_person, persona_sentences, promised
+from npc_brain.mind.talk.realise import first_person, persona_sentences, promised
 from npc_brain.mind.talk.scene import Scene, priced
-from npc_brain.words import lower_words, sentences
+from npc_brain.words import CLAUSE_WORDS, PLACE_PREPOSITIONS, lower_words, sentences
 
 
 async def role_likeness(scene: Scene) -> dict[str, float]:
@@ -72,18 +72,16 @@ def services(learned: str) -> list[str]:
 def occupation_words(learned: str) -> list[str]:
     """A persona's words of what it is and keeps, lowercase ("a widow who runs the
     boarding house": widow, who, runs, the, boarding, house), leaving out where it is (a
-    phrase from "at", "in", "on", "near" or "from" to the next comma or clause word)."""
+    phrase from a preposition of place, "at", "in", "near", .., to the next comma or
+    clause word)."""
     words: list[str] = []
     for clause in learned.split(","):
         placed = False
         for word in lower_words(clause):
-            placed = word in _LOCATIVE or (placed and word not in CLAUSE_WORDS)
+            placed = word in PLACE_PREPOSITIONS or (placed and word not in CLAUSE_WORDS)
             if not placed:
                 words.append(word)
     return words
-
-
-_LOCATIVE = frozenset(("at", "in", "on", "near", "from"))
 
 
 @cache

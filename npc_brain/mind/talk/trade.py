@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from lemminflect import getAllLemmas, getInflection
 
 from npc_brain.memory.records import MemoryRecord
-from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS
-from npc_brain.mind.talk.realise import DETERMINERS, FUNCTION_WORDS, join_clauses, sentence
-from npc_brain.words import COUNTING_WORDS, NUMBER_WORDS, lower_words
+from npc_brain.mind.talk.answers import GENERAL_NOUNS, content_word
+from npc_brain.mind.talk.realise import join_clauses, sentence
+from npc_brain.words import COUNTING_WORDS, DETERMINERS, FUNCTION_WORDS, NUMBER_WORDS, lower_words
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
     run: list[str] = []
     introduced = plural = False
     for word in [*lower_words(line), ""]:
-        thing = _content(word) and word not in STOPWORDS and word not in GENERAL_NOUNS
+        thing = _content(word) and content_word(word) and word not in GENERAL_NOUNS
         lemmas = getAllLemmas(word) if thing else {}
         noun = "NOUN" in lemmas and not set(lemmas.get("VERB", ())) & TRADE_WORDS
         if noun and (lemma := _lemma(word)) not in TRADE_WORDS:

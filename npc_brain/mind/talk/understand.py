@@ -28,18 +28,19 @@ from npc_brain.mind.talk.acts import (
     shipped,
     shipped_matrix,
 )
-from npc_brain.mind.talk.answers import GENERAL_NOUNS, STOPWORDS, key_terms, names_in
-from npc_brain.mind.talk.realise import (
+from npc_brain.mind.talk.answers import GENERAL_NOUNS, content_word, key_terms, names_in
+from npc_brain.mind.talk.realise import SECOND, verb_form
+from npc_brain.mind.talk.wh import Slot, asked_for
+from npc_brain.words import (
     CLAUSE_WORDS,
     DETERMINERS,
     FUNCTION_WORDS,
     MODALS,
     PREPOSITIONS,
-    SECOND,
-    verb_form,
+    lower_words,
+    sentences,
+    tokens,
 )
-from npc_brain.mind.talk.wh import Slot, asked_for
-from npc_brain.words import lower_words, sentences, tokens
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
 
@@ -324,7 +325,7 @@ def thing_asked(text: str) -> str:
             continue
         for j in range(i + 1, min(i + 4, len(words))):  # up to two adjectives between
             low, lemmas = words[j].lower(), getAllLemmas(words[j].lower())
-            if words[j][0].isupper() or low in GENERAL_NOUNS or low in STOPWORDS:
+            if words[j][0].isupper() or low in GENERAL_NOUNS or not content_word(low):
                 break
             if "NOUN" in lemmas:
                 return " ".join(w.lower() for w in words[i : j + 1])
