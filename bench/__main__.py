@@ -28,6 +28,11 @@ Sections (all but realtime by default; a full run takes about 10 minutes on 2 co
 - long-memory (only with --only long-memory: about a minute): retrieval in a month of six
   NPCs' mostly routine memories (bench/data/long_memory, test split), hybrid against the
   paper's formula, relevance alone and BM25: hit@10 per category (bench/long_memory.py).
+- actions (only with --only actions: about two minutes): game actions chosen in
+  conversation on labelled requests, trades and threats to the player-talk settings' NPCs
+  (bench/data/actions, test split): the right action or none, words that contradict the
+  choice, a reported sale told back, and a reply's extra latency with actions declared
+  over the same lines without (bench/actions.py).
 - realtime (only with --only realtime: about 30 minutes, plus llama-server's build the
   first time): a player's first token idle and while the town thinks, against the
   serial scheduler; 8 calls decoded together against 1, beside llama-server; the default
@@ -59,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from bench import (
+    actions,
     demo_report,
     long_memory,
     prompt_cache,
@@ -72,7 +78,7 @@ from npc_brain.config import Settings
 from npc_brain.llm.llama import LlamaEmbedder
 
 DEFAULT_SECTIONS = ("model", "embedding", "prompts", "retrieval")
-SECTIONS = (*DEFAULT_SECTIONS, "realtime", "talk", "long-memory")
+SECTIONS = (*DEFAULT_SECTIONS, "realtime", "talk", "long-memory", "actions")
 
 
 def retrieval_rows(quick: bool) -> list[Row]:
@@ -172,6 +178,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "long-memory" in sections:
         progress("long memory: a month of six NPCs' memories, hybrid retrieval vs baselines")
         rows += long_memory.rows()
+    if "actions" in sections:
+        progress("actions: requests, trades and threats to NPCs with game actions declared")
+        rows += actions.rows()
     if "realtime" in sections:
         progress("real time: first token, batching, the demo town, a day, Tick, contention")
         rows += realtime_section.rows(args.quick)

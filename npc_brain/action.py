@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npc_brain.game_actions import ChosenAction
 from npc_brain.memory.records import SECONDS_PER_HOUR, GameTime
 
 
@@ -17,6 +18,7 @@ class Line:
     intent: str = ""  # NPC conversations: what the line was for (mind/talk/intent.py)
     act: str = ""  # Converse: the dialogue act of the line answered (mind/talk/acts.py)
     topic: str = ""  # Converse: what that line was about (names, places, time)
+    game_action: ChosenAction | None = None  # Converse: a declared action it chose
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ workers; the event loop only waits on them as long as the caller allows.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 
@@ -14,6 +15,7 @@ from npc_brain import inspection, validation
 from npc_brain.action import Action, Line
 from npc_brain.config import Settings
 from npc_brain.errors import InvalidArgument, NotFound
+from npc_brain.game_actions import GameAction
 from npc_brain.inspection import AgentView, Explanation
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRange, read_page
@@ -42,6 +44,7 @@ class Brain:
         self._limits = validation.Limits.of(settings)
         self._snapshots = Snapshots(settings.data_dir, worlds)
         self._minds = Minds(chat, embedder, settings)
+        self._reporting = asyncio.Lock()  # one outcome at a time: a repeat finds the first
 
     @property
     def usage(self) -> UsageLedger:
@@ -70,13 +73,16 @@ class Brain:
         persona: Persona,
         game_time: GameTime | None,
         switches: Switches | None = None,
+        actions: tuple[GameAction, ...] = (),
     ) -> AgentRecord:
-        """Creates or replaces an agent's persona; switches not given keep their values."""
+        """Creates or replaces an agent's persona and game actions; switches not given
+        keep their values."""
         validation.identifier("agent_id", agent_id)
         validation.persona(persona, self._limits)
+        validation.game_actions("actions", actions, self._limits)
         world = self._world(world_id, create=True)
         existing = world.store.get_agent(agent_id) or AgentRecord(agent_id, persona)
-        agent = existing.switched(persona, switches or Switches())
+        agent = existing.switched(persona, switches or Switches(), actions)
         world.store.upsert_agent(agent)
         if persona.home_address:
             world.store.add_places(agent_id, [persona.home_address], game_time or 0.0)
@@ -209,15 +215,37 @@ class Brain:
         speaker_id: str,
         utterance: str,
         interview: bool = False,
+        actions: tuple[GameAction, ...] = (),
     ) -> AsyncIterator[str | Line]:
-        """Yields the reply's text pieces as they are generated, then the final Line."""
+        """Yields the reply's text pieces as they are generated, then the final Line
+        (with the game action chosen, if any: `actions` for this call, else the agent's)."""
         world, agent = self._agent(world_id, agent_id)
         validation.speaker(speaker_id, agent.agent_id)
         validation.text("utterance", utterance, limit=self._limits.text)
+        validation.game_actions("actions", actions, self._limits)
         async for event in self._minds.converse(
-            world, agent, game_time, speaker_id, utterance, interview
+            world, agent.acting(actions), game_time, speaker_id, utterance, interview
         ):
             yield event
+
+    async def report_outcome(
+        self,
+        world_id: str,
+        agent_id: str,
+        action_id: str,
+        done: bool,
+        detail: str,
+        game_time: GameTime,
+    ) -> MemoryRecord:
+        """Stores what became of an action the agent chose as its memory of it; a repeat
+        of the report returns that memory (NOT_FOUND for an action it never chose)."""
+        world, agent = self._agent(world_id, agent_id)
+        validation.text("action_id", action_id, limit=self._limits.short_text)
+        validation.text("detail", detail, required=False, limit=self._limits.text)
+        async with self._reporting:
+            return await self._minds.report_outcome(
+                world, agent, action_id, done, detail, game_time
+            )
 
     async def reflect(
         self, world_id: str, agent_id: str, game_time: GameTime

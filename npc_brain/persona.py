@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from npc_brain.game_actions import GameAction
 
 
 @dataclass(frozen=True)
@@ -61,16 +63,25 @@ class AgentRecord:
     reflection_enabled: bool = True
     planning_enabled: bool = True
     memory_enabled: bool = True  # off: prompts get no memories (the paper's condition)
+    actions: tuple[GameAction, ...] = ()  # what the game can make it do when asked
 
-    def switched(self, persona: Persona, switches: Switches) -> AgentRecord:
-        """This agent with a new persona and the switches the request sets."""
+    def switched(
+        self, persona: Persona, switches: Switches, actions: tuple[GameAction, ...] = ()
+    ) -> AgentRecord:
+        """This agent with a new persona, the switches the request sets and the game
+        actions it declares (replacing the old ones)."""
         return AgentRecord(
             self.agent_id,
             persona,
             _pick(switches.reflection, self.reflection_enabled),
             _pick(switches.planning, self.planning_enabled),
             _pick(switches.memory, self.memory_enabled),
+            actions,
         )
+
+    def acting(self, actions: tuple[GameAction, ...]) -> AgentRecord:
+        """This agent with other game actions for one call (none given: its own)."""
+        return replace(self, actions=actions) if actions else self
 
 
 def _pick(requested: bool | None, current: bool) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from npc_brain.errors import InvalidArgument
+from npc_brain.game_actions import ActionArgument, ArgumentType, GameAction
 from npc_brain.memory.records import Observation
 from npc_brain.memory.retrieval import Weights
 from npc_brain.persona import Persona
@@ -201,3 +202,55 @@ def speaker(speaker_id: str, agent_id: str) -> None:
     identifier("speaker_id", speaker_id)
     if speaker_id == agent_id:
         raise InvalidArgument("speaker_id", "must differ from agent_id")
+
+
+ACTION_NAME = re.compile(r"[a-z0-9_]{1,64}")
+MAX_ACTION_ARGUMENTS = 4
+MAX_PRICE = 1e12
+
+
+def game_actions(
+    field: str, actions: Sequence[GameAction], limits: Limits = DEFAULT_LIMITS
+) -> None:
+    """Declared game actions: names that are identifiers and unique, a description,
+    arguments of a type, options for all but NUMBER, bounds in order, prices >= 0."""
+    items(field, actions, limits.items)
+    _unique(field, [a.name for a in actions])
+    for i, action in enumerate(actions):
+        at = f"{field}[{i}]"
+        text(f"{at}.description", action.description, limit=limits.short_text)
+        text(f"{at}.currency", action.currency, required=False, limit=limits.short_text)
+        number_range(f"{at}.price", action.price, 0.0, MAX_PRICE)
+        items(f"{at}.arguments", action.arguments, MAX_ACTION_ARGUMENTS)
+        _unique(f"{at}.arguments", [g.name for g in action.arguments])
+        for j, argument in enumerate(action.arguments):
+            _argument(f"{at}.arguments[{j}]", argument, limits)
+
+
+def _argument(at: str, argument: ActionArgument, limits: Limits) -> None:
+    if argument.type is None:
+        raise InvalidArgument(f"{at}.type", "is required")
+    if argument.type is ArgumentType.NUMBER:
+        if argument.options:
+            raise InvalidArgument(f"{at}.options", "must be empty for a NUMBER")
+        if argument.low > argument.high:
+            raise InvalidArgument(f"{at}.max", "is less than min")
+        return
+    if not argument.options:
+        raise InvalidArgument(f"{at}.options", "is required: at least one option")
+    items(f"{at}.options", argument.options, limits.items)
+    _unique(f"{at}.options", [o.value for o in argument.options], "value")
+    for k, option in enumerate(argument.options):
+        text(f"{at}.options[{k}].label", option.label, required=False, limit=limits.short_text)
+        number_range(f"{at}.options[{k}].price", option.price, 0.0, MAX_PRICE)
+
+
+def _unique(field: str, names: Sequence[str], key: str = "name") -> None:
+    """Each of `names` an identifier of a-z, 0-9 and _, none twice."""
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if not ACTION_NAME.fullmatch(name):
+            raise InvalidArgument(f"{field}[{i}].{key}", "must be 1-64 characters of a-z 0-9 _")
+        if name in seen:
+            raise InvalidArgument(f"{field}[{i}].{key}", f"repeats {name!r}")
+        seen.add(name)

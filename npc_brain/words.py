@@ -48,15 +48,17 @@ _SENTENCE_END = re.compile(r"[.!?][\"”]?(?=\s+\S)")  # a quote may close it
 @lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A word's English Snowball stem (the one stemmer of the whole tree), taken from
-    its lemma when it is an irregular verb's form that the stemmer cannot join to it
-    ("grew" and "grow", "sold" and "sell", by lemminflect's tables); a number word is
-    its digits ("three": "3")."""
+    its lemma when it is an irregular form that the stemmer cannot join to it ("grew"
+    and "grow", "sold" and "sell", "loaves" and "loaf", by lemminflect's tables); a
+    number word is its digits ("three": "3")."""
     if (bare := word.removesuffix("'s")) in NUMBER_WORDS:
         return str(NUMBER_WORDS[bare])
     lemmas = getAllLemmas(word)
-    verbs = lemmas.get("VERB", ())
-    noun = word in lemmas.get("NOUN", ())  # "ground", "rose": a noun of its own
+    verbs, nouns = lemmas.get("VERB", ()), lemmas.get("NOUN", ())
+    noun = word in nouns  # "ground", "rose": a noun of its own
     lemma = verbs[0] if len(verbs) == 1 and not noun else word
+    if not verbs and len(nouns) == 1:  # a plural: "loaves", "knives", "men"
+        lemma = nouns[0]
     stemmed: str = _STEMMER.stemWord(lemma)
     return stemmed
 
@@ -89,6 +91,7 @@ PLACE_PREPOSITIONS = _words("at in on into onto near over under from")
 PERSONAL = _words("i me my we us our you your it they them their he him his she her")
 FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CLAUSE_WORDS | PERSONAL | _words("there here not")
 MODALS = _words("can could will would shall should may might must 'll 'd")
+WH_WORDS = _words("what who whom whose which when where why how")
 # Forms of the auxiliaries by person: I, you, he/she, they.
 AUXILIARIES: dict[tuple[str, str], tuple[str, str, str, str]] = {
     ("be", "past"): ("was", "were", "was", "were"),

@@ -162,15 +162,12 @@ class Simulation:
         switches = ABLATIONS[self._plan.ablation]
         for member in self._cast.members:
             self._refuse_existing(member.agent_id)
-            self._stub.UpsertAgent(
-                pb.UpsertAgentRequest(
-                    world_id=world,
-                    agent_id=member.agent_id,
-                    persona=persona(member),
-                    game_time=start,
-                    **switches,
-                )
+            request = pb.UpsertAgentRequest(
+                world_id=world, agent_id=member.agent_id, persona=persona(member), game_time=start
             )
+            for switch, on in switches.items():
+                setattr(request, switch, on)
+            self._stub.UpsertAgent(request)
             places = [*self._town.visible_from(member.home), *member.places]
             self._stub.Perceive(
                 pb.PerceiveRequest(

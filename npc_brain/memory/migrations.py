@@ -215,6 +215,30 @@ def m009_commitments(db: sqlite3.Connection) -> None:
     )
 
 
+def m010_game_actions(db: sqlite3.Connection) -> None:
+    """The game actions each agent may choose in conversation (game_actions.py), and
+    each action an agent chose in a reply, until the game reports what became of it
+    (then `memory_id`: the memory of it)."""
+    _run_script(
+        db,
+        """
+        ALTER TABLE agents ADD COLUMN actions_json TEXT NOT NULL DEFAULT '[]';
+        CREATE TABLE offers (
+            action_id TEXT PRIMARY KEY,
+            agent_id TEXT NOT NULL,
+            speaker_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            arguments_json TEXT NOT NULL,
+            price REAL NOT NULL,
+            currency TEXT NOT NULL,
+            said TEXT NOT NULL,
+            created REAL NOT NULL,
+            memory_id INTEGER
+        )
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
@@ -225,4 +249,5 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m007_contradictions,
     m008_lexical_index,
     m009_commitments,
+    m010_game_actions,
 )

@@ -25,7 +25,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain import game_actions
 from npc_brain.errors import FailedPrecondition
+from npc_brain.game_actions import ChosenAction, Offer
 from npc_brain.memory import lexical
 from npc_brain.memory.checkpoints import Checkpointer
 from npc_brain.memory.claims import ClaimBook
@@ -153,18 +155,20 @@ class WorldStore:
             with self._transaction() as db:
                 db.execute(
                     "INSERT INTO agents (agent_id, persona_json, reflection_enabled,"
-                    " planning_enabled, memory_enabled) VALUES (?, ?, ?, ?, ?)"
+                    " planning_enabled, memory_enabled, actions_json) VALUES (?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT(agent_id) DO UPDATE SET"
                     " persona_json = excluded.persona_json,"
                     " reflection_enabled = excluded.reflection_enabled,"
                     " planning_enabled = excluded.planning_enabled,"
-                    " memory_enabled = excluded.memory_enabled",
+                    " memory_enabled = excluded.memory_enabled,"
+                    " actions_json = excluded.actions_json",
                     (
                         agent.agent_id,
                         json.dumps(persona),
                         agent.reflection_enabled,
                         agent.planning_enabled,
                         agent.memory_enabled,
+                        game_actions.dumps(agent.actions),
                     ),
                 )
             self._agents[agent.agent_id] = agent
@@ -177,8 +181,8 @@ class WorldStore:
             return None
         with self._lock:
             row = self._db.execute(
-                "SELECT persona_json, reflection_enabled, planning_enabled, memory_enabled"
-                " FROM agents WHERE agent_id = ?",
+                "SELECT persona_json, reflection_enabled, planning_enabled, memory_enabled,"
+                " actions_json FROM agents WHERE agent_id = ?",
                 (agent_id,),
             ).fetchone()
             if row is None:
@@ -189,9 +193,52 @@ class WorldStore:
             fields = json.loads(row[0])
             fields["daily_requirements"] = tuple(fields["daily_requirements"])
             persona = Persona(**fields)
-            agent = AgentRecord(agent_id, persona, bool(row[1]), bool(row[2]), bool(row[3]))
+            switches = bool(row[1]), bool(row[2]), bool(row[3])
+            agent = AgentRecord(agent_id, persona, *switches, game_actions.loads(row[4]))
             self._agents[agent_id] = agent
             return agent
+
+    # Game actions chosen -------------------------------------------------------------
+
+    def add_offer(self, offer: Offer) -> None:
+        """Keeps an action an agent chose, durably, before the reply that carries it."""
+        chosen = offer.chosen
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO offers (action_id, agent_id, speaker_id, name, arguments_json,"
+                " price, currency, said, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    chosen.action_id,
+                    offer.agent_id,
+                    offer.speaker_id,
+                    chosen.name,
+                    json.dumps(chosen.arguments),
+                    chosen.price,
+                    chosen.currency,
+                    offer.said,
+                    offer.created,
+                ),
+            )
+
+    def offer(self, agent_id: str, action_id: str) -> tuple[Offer, int | None] | None:
+        """An action the agent chose, and the id of its memory once reported."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT speaker_id, name, arguments_json, price, currency, said, created,"
+                " memory_id FROM offers WHERE agent_id = ? AND action_id = ?",
+                (agent_id, action_id),
+            ).fetchone()
+        if row is None:
+            return None
+        chosen = ChosenAction(action_id, row[1], json.loads(row[2]), row[3], row[4])
+        return Offer(chosen, agent_id, row[0], row[5], row[6]), row[7]
+
+    def reported(self, action_id: str, memory_id: int) -> None:
+        """Marks an offer reported, by the memory stored of it."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE offers SET memory_id = ? WHERE action_id = ?", (memory_id, action_id)
+            )
 
     def agent_ids(self) -> list[str]:
         """Every agent of the world, by id."""

@@ -30,6 +30,7 @@ from npc_brain.mind.perceive import AgentTick, Senses, observation_of
 from npc_brain.mind.plan.planner import Planner
 from npc_brain.mind.react.reactions import Reactions
 from npc_brain.mind.reflect.reflector import Reflector
+from npc_brain.mind.talk import outcomes
 from npc_brain.mind.talk.conversation import Conversations
 from npc_brain.mind.talk.news import News
 from npc_brain.mind.talk.reply import Replies
@@ -172,6 +173,21 @@ class Minds:
             world, agent, game_time, speaker_id, utterance, interview
         ):
             yield event
+
+    async def report_outcome(
+        self,
+        world: World,
+        agent: AgentRecord,
+        action_id: str,
+        done: bool,
+        detail: str,
+        game_time: GameTime,
+    ) -> MemoryRecord:
+        """Remembers what became of a game action the agent chose (talk/outcomes.py)."""
+        self.usage.saw(world.world_id, agent.agent_id, game_time)
+        return await outcomes.report(
+            self.faculties, world, agent, action_id, done, detail, game_time
+        )
 
     async def reflect(
         self, world: World, agent: AgentRecord, game_time: GameTime

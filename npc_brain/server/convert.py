@@ -9,6 +9,13 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from npc_brain.action import Action, Line
 from npc_brain.errors import InvalidArgument
+from npc_brain.game_actions import (
+    ActionArgument,
+    ActionOption,
+    ArgumentType,
+    ChosenAction,
+    GameAction,
+)
 from npc_brain.memory.pages import TimeRange
 from npc_brain.memory.records import (
     GameTime,
@@ -97,6 +104,75 @@ def persona_from_pb(p: pb.Persona) -> Persona:
     )
 
 
+def game_actions_from_pb(
+    actions: Sequence[pb.GameAction], field: str = "actions"
+) -> tuple[GameAction, ...]:
+    """Declared actions as the domain holds them; an unset argument type is None, which
+    validation refuses naming the field, and a value no ArgumentType has is refused here."""
+    return tuple(
+        GameAction(
+            a.name,
+            a.description,
+            tuple(
+                ActionArgument(
+                    g.name,
+                    _argument_type(f"{field}[{i}].arguments[{j}].type", g.type),
+                    tuple(ActionOption(o.value, o.label, o.price) for o in g.options),
+                    g.min,
+                    g.max,
+                )
+                for j, g in enumerate(a.arguments)
+            ),
+            a.price,
+            a.currency,
+        )
+        for i, a in enumerate(actions)
+    )
+
+
+def _argument_type(field: str, value: int) -> ArgumentType | None:
+    if value == 0:
+        return None
+    if value not in pb.ArgumentType.values():
+        raise InvalidArgument(field, f"is not an ArgumentType ({value})")
+    return ArgumentType(pb.ArgumentType.Name(value))
+
+
+def game_actions_to_pb(actions: Sequence[GameAction]) -> list[pb.GameAction]:
+    return [
+        pb.GameAction(
+            name=a.name,
+            description=a.description,
+            arguments=[
+                pb.ActionArgument(
+                    name=g.name,
+                    type=g.type.value if g.type else None,
+                    options=[
+                        pb.ActionOption(value=o.value, label=o.label, price=o.price)
+                        for o in g.options
+                    ],
+                    min=g.low,
+                    max=g.high,
+                )
+                for g in a.arguments
+            ],
+            price=a.price,
+            currency=a.currency,
+        )
+        for a in actions
+    ]
+
+
+def chosen_to_pb(chosen: ChosenAction) -> pb.ChosenAction:
+    return pb.ChosenAction(
+        action_id=chosen.action_id,
+        name=chosen.name,
+        arguments=chosen.arguments,
+        price=chosen.price,
+        currency=chosen.currency,
+    )
+
+
 def agent_to_pb(
     world_id: str, agent: AgentRecord, relationships: Sequence[Relationship] = ()
 ) -> pb.Agent:
@@ -127,6 +203,7 @@ def agent_to_pb(
             )
             for r in relationships
         ],
+        actions=game_actions_to_pb(agent.actions),
     )
 
 
@@ -232,6 +309,7 @@ def line_to_pb(line: Line) -> pb.Utterance:
         intent=line.intent,
         act=line.act,
         topic=line.topic,
+        game_action=chosen_to_pb(line.game_action) if line.game_action else None,
     )
 
 

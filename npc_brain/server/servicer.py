@@ -82,6 +82,7 @@ class BrainServicer(pb_grpc.BrainServicer):
             convert.persona_from_pb(request.persona),
             game_time,
             convert.switches_from_pb(request),
+            convert.game_actions_from_pb(request.actions),
         )
         return convert.agent_to_pb(request.world_id or "default", agent)
 
@@ -147,12 +148,27 @@ class BrainServicer(pb_grpc.BrainServicer):
             request.speaker_id,
             request.utterance,
             request.interview,
+            convert.game_actions_from_pb(request.actions),
         )
         async for event in events:
             if isinstance(event, Line):
                 yield pb.ConverseEvent(final=convert.line_to_pb(event))
             else:
                 yield pb.ConverseEvent(token=event)
+
+    @unary
+    async def ReportOutcome(
+        self, request: pb.ReportOutcomeRequest, context: CallContext
+    ) -> pb.Memory:
+        memory = await self._brain.report_outcome(
+            request.world_id,
+            request.agent_id,
+            request.action_id,
+            request.done,
+            request.detail,
+            convert.required_time("game_time", request),
+        )
+        return convert.memory_to_pb(memory)
 
     @unary
     async def Retrieve(

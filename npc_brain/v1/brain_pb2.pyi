@@ -10,6 +10,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ArgumentType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ARGUMENT_TYPE_UNSPECIFIED: _ClassVar[ArgumentType]
+    ITEM: _ClassVar[ArgumentType]
+    PLACE: _ClassVar[ArgumentType]
+    AGENT: _ClassVar[ArgumentType]
+    QUEST: _ClassVar[ArgumentType]
+    CHOICE: _ClassVar[ArgumentType]
+    NUMBER: _ClassVar[ArgumentType]
+
 class MemoryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     MEMORY_KIND_UNSPECIFIED: _ClassVar[MemoryKind]
@@ -26,6 +36,13 @@ class SourceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     HEARD: _ClassVar[SourceKind]
     TOLD: _ClassVar[SourceKind]
     AUTHOR: _ClassVar[SourceKind]
+ARGUMENT_TYPE_UNSPECIFIED: ArgumentType
+ITEM: ArgumentType
+PLACE: ArgumentType
+AGENT: ArgumentType
+QUEST: ArgumentType
+CHOICE: ArgumentType
+NUMBER: ArgumentType
 MEMORY_KIND_UNSPECIFIED: MemoryKind
 OBSERVATION: MemoryKind
 REFLECTION: MemoryKind
@@ -61,7 +78,7 @@ class Persona(_message.Message):
     def __init__(self, name: _Optional[str] = ..., age: _Optional[int] = ..., innate: _Optional[str] = ..., learned: _Optional[str] = ..., currently: _Optional[str] = ..., lifestyle: _Optional[str] = ..., home_address: _Optional[str] = ..., daily_requirements: _Optional[_Iterable[str]] = ..., pronouns: _Optional[str] = ...) -> None: ...
 
 class Agent(_message.Message):
-    __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled", "memory_enabled", "relationships")
+    __slots__ = ("world_id", "agent_id", "persona", "reflection_enabled", "planning_enabled", "memory_enabled", "relationships", "actions")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     PERSONA_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +86,7 @@ class Agent(_message.Message):
     PLANNING_ENABLED_FIELD_NUMBER: _ClassVar[int]
     MEMORY_ENABLED_FIELD_NUMBER: _ClassVar[int]
     RELATIONSHIPS_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     persona: Persona
@@ -76,7 +94,8 @@ class Agent(_message.Message):
     planning_enabled: bool
     memory_enabled: bool
     relationships: _containers.RepeatedCompositeFieldContainer[Relationship]
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ..., relationships: _Optional[_Iterable[_Union[Relationship, _Mapping]]] = ...) -> None: ...
+    actions: _containers.RepeatedCompositeFieldContainer[GameAction]
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ..., relationships: _Optional[_Iterable[_Union[Relationship, _Mapping]]] = ..., actions: _Optional[_Iterable[_Union[GameAction, _Mapping]]] = ...) -> None: ...
 
 class Relationship(_message.Message):
     __slots__ = ("other_agent_id", "summary", "conversations", "updated")
@@ -91,7 +110,7 @@ class Relationship(_message.Message):
     def __init__(self, other_agent_id: _Optional[str] = ..., summary: _Optional[str] = ..., conversations: _Optional[int] = ..., updated: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class UpsertAgentRequest(_message.Message):
-    __slots__ = ("world_id", "agent_id", "persona", "game_time", "reflection_enabled", "planning_enabled", "memory_enabled")
+    __slots__ = ("world_id", "agent_id", "persona", "game_time", "reflection_enabled", "planning_enabled", "memory_enabled", "actions")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     PERSONA_FIELD_NUMBER: _ClassVar[int]
@@ -99,6 +118,7 @@ class UpsertAgentRequest(_message.Message):
     REFLECTION_ENABLED_FIELD_NUMBER: _ClassVar[int]
     PLANNING_ENABLED_FIELD_NUMBER: _ClassVar[int]
     MEMORY_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     persona: Persona
@@ -106,7 +126,83 @@ class UpsertAgentRequest(_message.Message):
     reflection_enabled: bool
     planning_enabled: bool
     memory_enabled: bool
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ...) -> None: ...
+    actions: _containers.RepeatedCompositeFieldContainer[GameAction]
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ..., actions: _Optional[_Iterable[_Union[GameAction, _Mapping]]] = ...) -> None: ...
+
+class GameAction(_message.Message):
+    __slots__ = ("name", "description", "arguments", "price", "currency")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    PRICE_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    arguments: _containers.RepeatedCompositeFieldContainer[ActionArgument]
+    price: float
+    currency: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., arguments: _Optional[_Iterable[_Union[ActionArgument, _Mapping]]] = ..., price: _Optional[float] = ..., currency: _Optional[str] = ...) -> None: ...
+
+class ActionArgument(_message.Message):
+    __slots__ = ("name", "type", "options", "min", "max")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    MIN_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: ArgumentType
+    options: _containers.RepeatedCompositeFieldContainer[ActionOption]
+    min: int
+    max: int
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[_Union[ArgumentType, str]] = ..., options: _Optional[_Iterable[_Union[ActionOption, _Mapping]]] = ..., min: _Optional[int] = ..., max: _Optional[int] = ...) -> None: ...
+
+class ActionOption(_message.Message):
+    __slots__ = ("value", "label", "price")
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    PRICE_FIELD_NUMBER: _ClassVar[int]
+    value: str
+    label: str
+    price: float
+    def __init__(self, value: _Optional[str] = ..., label: _Optional[str] = ..., price: _Optional[float] = ...) -> None: ...
+
+class ChosenAction(_message.Message):
+    __slots__ = ("action_id", "name", "arguments", "price", "currency")
+    class ArgumentsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    PRICE_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    action_id: str
+    name: str
+    arguments: _containers.ScalarMap[str, str]
+    price: float
+    currency: str
+    def __init__(self, action_id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[_Mapping[str, str]] = ..., price: _Optional[float] = ..., currency: _Optional[str] = ...) -> None: ...
+
+class ReportOutcomeRequest(_message.Message):
+    __slots__ = ("world_id", "agent_id", "action_id", "done", "detail", "game_time")
+    WORLD_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    GAME_TIME_FIELD_NUMBER: _ClassVar[int]
+    world_id: str
+    agent_id: str
+    action_id: str
+    done: bool
+    detail: str
+    game_time: _timestamp_pb2.Timestamp
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., action_id: _Optional[str] = ..., done: _Optional[bool] = ..., detail: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetAgentRequest(_message.Message):
     __slots__ = ("world_id", "agent_id")
@@ -275,20 +371,22 @@ class RetrieveResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ...) -> None: ...
 
 class Utterance(_message.Message):
-    __slots__ = ("speaker_id", "text", "end_conversation", "intent", "act", "topic")
+    __slots__ = ("speaker_id", "text", "end_conversation", "intent", "act", "topic", "game_action")
     SPEAKER_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     END_CONVERSATION_FIELD_NUMBER: _ClassVar[int]
     INTENT_FIELD_NUMBER: _ClassVar[int]
     ACT_FIELD_NUMBER: _ClassVar[int]
     TOPIC_FIELD_NUMBER: _ClassVar[int]
+    GAME_ACTION_FIELD_NUMBER: _ClassVar[int]
     speaker_id: str
     text: str
     end_conversation: bool
     intent: str
     act: str
     topic: str
-    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ..., intent: _Optional[str] = ..., act: _Optional[str] = ..., topic: _Optional[str] = ...) -> None: ...
+    game_action: ChosenAction
+    def __init__(self, speaker_id: _Optional[str] = ..., text: _Optional[str] = ..., end_conversation: _Optional[bool] = ..., intent: _Optional[str] = ..., act: _Optional[str] = ..., topic: _Optional[str] = ..., game_action: _Optional[_Union[ChosenAction, _Mapping]] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("description", "address", "start", "duration_minutes", "emoji", "object_state", "chat_with_agent_id", "chat")
@@ -373,7 +471,7 @@ class TickResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[AgentResult, _Mapping]]] = ...) -> None: ...
 
 class ConverseRequest(_message.Message):
-    __slots__ = ("world_id", "agent_id", "game_time", "speaker_id", "utterance", "conversation_id", "interview")
+    __slots__ = ("world_id", "agent_id", "game_time", "speaker_id", "utterance", "conversation_id", "interview", "actions")
     WORLD_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -381,6 +479,7 @@ class ConverseRequest(_message.Message):
     UTTERANCE_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     INTERVIEW_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
     world_id: str
     agent_id: str
     game_time: _timestamp_pb2.Timestamp
@@ -388,7 +487,8 @@ class ConverseRequest(_message.Message):
     utterance: str
     conversation_id: str
     interview: bool
-    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., speaker_id: _Optional[str] = ..., utterance: _Optional[str] = ..., conversation_id: _Optional[str] = ..., interview: _Optional[bool] = ...) -> None: ...
+    actions: _containers.RepeatedCompositeFieldContainer[GameAction]
+    def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., speaker_id: _Optional[str] = ..., utterance: _Optional[str] = ..., conversation_id: _Optional[str] = ..., interview: _Optional[bool] = ..., actions: _Optional[_Iterable[_Union[GameAction, _Mapping]]] = ...) -> None: ...
 
 class ConverseEvent(_message.Message):
     __slots__ = ("token", "final")

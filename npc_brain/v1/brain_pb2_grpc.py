@@ -115,6 +115,11 @@ class BrainStub:
                 request_serializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsRequest.SerializeToString,
                 response_deserializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsResponse.FromString,
                 _registered_method=True)
+        self.ReportOutcome = channel.unary_unary(
+                '/npc_brain.v1.Brain/ReportOutcome',
+                request_serializer=npc__brain_dot_v1_dot_brain__pb2.ReportOutcomeRequest.SerializeToString,
+                response_deserializer=npc__brain_dot_v1_dot_brain__pb2.Memory.FromString,
+                _registered_method=True)
 
 
 class BrainServicer:
@@ -276,6 +281,17 @@ class BrainServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReportOutcome(self, request, context):
+        """Tells an agent what became of a game action it chose in a Converse reply
+        (Utterance.game_action): done or not, and how ("the player paid 2 silver"). Stored
+        as the agent's memory of it, which it returns: what it sold, to whom, for how much.
+        NOT_FOUND for an action_id the agent never chose; FAILED_PRECONDITION for one
+        already reported.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BrainServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -358,6 +374,11 @@ def add_BrainServicer_to_server(servicer, server):
                     servicer.WhoKnows,
                     request_deserializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsRequest.FromString,
                     response_serializer=npc__brain_dot_v1_dot_brain__pb2.WhoKnowsResponse.SerializeToString,
+            ),
+            'ReportOutcome': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportOutcome,
+                    request_deserializer=npc__brain_dot_v1_dot_brain__pb2.ReportOutcomeRequest.FromString,
+                    response_serializer=npc__brain_dot_v1_dot_brain__pb2.Memory.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -793,6 +814,33 @@ class Brain:
             '/npc_brain.v1.Brain/WhoKnows',
             npc__brain_dot_v1_dot_brain__pb2.WhoKnowsRequest.SerializeToString,
             npc__brain_dot_v1_dot_brain__pb2.WhoKnowsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportOutcome(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/npc_brain.v1.Brain/ReportOutcome',
+            npc__brain_dot_v1_dot_brain__pb2.ReportOutcomeRequest.SerializeToString,
+            npc__brain_dot_v1_dot_brain__pb2.Memory.FromString,
             options,
             channel_credentials,
             insecure,

@@ -47,6 +47,59 @@ INVALID = [
     ("UpsertAgent", _persona(home_address=SHORT_OVER), "persona.home_address"),
     ("UpsertAgent", _persona(daily_requirements=["x"] * MANY), "persona.daily_requirements"),
     ("UpsertAgent", _persona(daily_requirements=[""]), "persona.daily_requirements[0]"),
+    (
+        "UpsertAgent",
+        {**_persona(), "actions": [{"name": "Sell!", "description": "d"}]},
+        "actions[0].name",
+    ),
+    ("UpsertAgent", {**_persona(), "actions": [{"name": "sell"}]}, "actions[0].description"),
+    (
+        "UpsertAgent",
+        {**_persona(), "actions": [{"name": "sell", "description": SHORT_OVER}]},
+        "actions[0].description",
+    ),
+    (
+        "UpsertAgent",
+        {**_persona(), "actions": [{"name": "a", "description": "d"}] * 2},
+        "actions[1].name",
+    ),
+    (
+        "UpsertAgent",
+        {**_persona(), "actions": [{"name": "a", "description": "d", "price": -1}]},
+        "actions[0].price",
+    ),
+    (
+        "UpsertAgent",
+        {
+            **_persona(),
+            "actions": [{"name": "a", "description": "d", "arguments": [{"name": "x"}]}],
+        },
+        "actions[0].arguments[0].type",
+    ),
+    (
+        "UpsertAgent",
+        {
+            **_persona(),
+            "actions": [
+                {"name": "a", "description": "d", "arguments": [{"name": "x", "type": "ITEM"}]}
+            ],
+        },
+        "actions[0].arguments[0].options",
+    ),
+    (
+        "UpsertAgent",
+        {
+            **_persona(),
+            "actions": [
+                {
+                    "name": "a",
+                    "description": "d",
+                    "arguments": [{"name": "n", "type": "NUMBER", "min": 5, "max": 1}],
+                }
+            ],
+        },
+        "actions[0].arguments[0].max",
+    ),
     ("GetAgent", {"agent_id": ""}, "agent_id"),
     ("Perceive", {**AGENT, "observations": [SEEN] * MANY}, "observations"),
     ("Perceive", {**AGENT, "visible_addresses": ["a"] * MANY}, "visible_addresses"),
@@ -153,6 +206,14 @@ INVALID = [
         {**AGENT, "speaker_id": "player", "utterance": "hi", "conversation_id": "\u0000"},
         "conversation_id",
     ),
+    (
+        "Converse",
+        {**AGENT, "speaker_id": "player", "utterance": "hi", "actions": [{"name": "x"}]},
+        "actions[0].description",
+    ),
+    ("ReportOutcome", {**AGENT, "action_id": ""}, "action_id"),
+    ("ReportOutcome", {"agent_id": "isabella", "action_id": "a1"}, "game_time"),
+    ("ReportOutcome", {**AGENT, "action_id": "a1", "detail": LONG}, "detail"),
     ("Reflect", {"agent_id": "isabella"}, "game_time"),
     ("GetStats", {"agent_id": "no way"}, "agent_id"),
     ("SaveWorld", {"label": SHORT_OVER}, "label"),

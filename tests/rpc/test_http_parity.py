@@ -260,6 +260,16 @@ CASES = [
             observation=_obs("hid the key", private=True, share_with=["klaus"]),
         ),
     ),
+    Case(
+        "report an action never chosen",
+        "ReportOutcome",
+        pb.ReportOutcomeRequest(agent_id="isabella", action_id="a1", done=True, game_time=T1),
+    ),
+    Case(
+        "report without an action",
+        "ReportOutcome",
+        pb.ReportOutcomeRequest(agent_id="isabella", game_time=T1),
+    ),
     Case("who knows a memory", "WhoKnows", pb.WhoKnowsRequest(memory_id="1")),
     Case("who knows a query", "WhoKnows", pb.WhoKnowsRequest(query="the party", k=2)),
     Case("who knows nothing asked", "WhoKnows", pb.WhoKnowsRequest()),

@@ -14,7 +14,7 @@ import pytest
 
 from npc_brain.llm.fakes import HashingEmbedder
 from npc_brain.memory.commitments import commitments_in
-from npc_brain.memory.migrations import MIGRATIONS
+from npc_brain.memory.migrations import MIGRATIONS, m009_commitments
 from npc_brain.memory.records import MemoryKind, Observation
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
@@ -109,7 +109,8 @@ def test_an_event_heard_of_makes_its_place_known(tmp_path: Path) -> None:
 
 def test_a_migrated_store_finds_the_commitments_of_its_old_memories() -> None:
     db = sqlite3.connect(":memory:")
-    for migration in MIGRATIONS[:-1]:
+    commitments = MIGRATIONS.index(m009_commitments)
+    for migration in MIGRATIONS[:commitments]:
         migration(db)
     db.execute(
         "INSERT INTO agents (agent_id, persona_json, reflection_enabled, planning_enabled)"
@@ -122,6 +123,6 @@ def test_a_migrated_store_finds_the_commitments_of_its_old_memories() -> None:
         " VALUES ('tomas', 0, ?, '', '', '', '', 0, '', ?, ?, 3, '[]', 0, x'')",
         ("The Harbour feast is on March 4 from 6 pm to 10 pm", MONDAY, MONDAY),
     )
-    MIGRATIONS[-1](db)
+    m009_commitments(db)
     rows = db.execute("SELECT activity, end - start FROM commitments").fetchall()
     assert rows == [("go to the Harbour feast", 4 * 3600.0)]

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "npc_brain"
 LAYERS: list[tuple[str, ...]] = [
     ("npc_brain", "npc_brain.errors", "npc_brain.v1"),
     ("npc_brain.config",),
-    ("npc_brain.persona", "npc_brain.modelhub", "npc_brain.llm"),
+    ("npc_brain.persona", "npc_brain.game_actions", "npc_brain.modelhub", "npc_brain.llm"),
     ("npc_brain.memory", "npc_brain.importance"),
     ("npc_brain.action", "npc_brain.validation"),
     (
@@ -59,7 +59,9 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.talk.roles",
         "npc_brain.mind.talk.social",
         "npc_brain.mind.talk.questions",
+        "npc_brain.mind.talk.deeds",
         "npc_brain.mind.talk.compose",
+        "npc_brain.mind.talk.outcomes",
         "npc_brain.mind.talk.reply",
     ),
     ("npc_brain.mind.act.actor", "npc_brain.mind.talk.conversation"),

@@ -26,7 +26,7 @@ const SETTINGS_PREFIX := "npc_brain/"
 ## [method reconfigure]): sending them again changes nothing the first one did not.
 const RETRY_SAFE := [
 	"UpsertAgent", "GetAgent", "Act", "Retrieve", "GetStats", "ListMemories", "ListSnapshots",
-	"WhoKnows"
+	"WhoKnows", "ReportOutcome"
 ]
 ## HTTP statuses of answers to requests the server did not handle and asks to send again
 ## later: 429 (RESOURCE_EXHAUSTED: a queue or the connections are full) and 503

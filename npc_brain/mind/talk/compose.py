@@ -10,10 +10,11 @@ rest on. No model call: the model may word one more sentence afterwards (reply.p
 from __future__ import annotations
 
 from npc_brain.mind.talk.acts import Act
+from npc_brain.mind.talk.deeds import deed_answer
 from npc_brain.mind.talk.questions import QUESTIONS
 from npc_brain.mind.talk.scene import Answer, Composer, Scene, doing_now
 from npc_brain.mind.talk.social import SOCIAL
-from npc_brain.mind.talk.understand import asks_doing_now
+from npc_brain.mind.talk.understand import asks_doing_now, asks_of_the_past
 
 COMPOSERS: dict[Act, Composer] = {**SOCIAL, **QUESTIONS}
 # Acts whose words a question of what the NPC is doing may be nearest; the greeting and
@@ -23,7 +24,8 @@ DOING_ASKED = frozenset((Act.REQUEST, Act.SMALL_TALK, Act.OTHER))
 
 
 async def compose(scene: Scene) -> Answer:
-    """The answer to the line, by the composer of its act.
+    """The answer to the line, by the composer of its act; first, a line of trade, a
+    request or a threat that one of the game actions the NPC may do answers (deeds.py).
 
     A line that asks what the NPC is doing now ("Busy working on the paper?") is that
     question whatever act its words are nearest (a request, small talk): it is answered
@@ -31,11 +33,17 @@ async def compose(scene: Scene) -> Answer:
     trade on ("Is anything being auctioned off this week?" to the auction's holder) is
     answered as the question of fact it may be, when the NPC knows the answer."""
     heard = scene.heard
+    if deed := await deed_answer(scene):  # what the game can make it do, when asked
+        return deed
     asks_doing = heard.act in DOING_ASKED and asks_doing_now(heard.text, heard.when, scene.now)
     if asks_doing and (doing := doing_now(scene)):
         return Answer((doing,), (doing,), answered=True)
     answer = await COMPOSERS[heard.act](scene)
     question = heard.text.rstrip().endswith("?")
+    if heard.act is Act.TRADE and asks_of_the_past(heard.text):  # "What did I buy?"
+        fact = await COMPOSERS[Act.FACT](scene)
+        if fact.answered:
+            return fact
     if heard.act is Act.TRADE and not answer.answered and question:
         fact = await COMPOSERS[Act.FACT](scene)
         if fact.answered:

@@ -387,3 +387,29 @@ def after_conversation(
         ),
         completion,
     )
+
+
+def pick_option(
+    chat: ChatModel, persona: Persona, question: str, options: Sequence[str]
+) -> tuple[str, Completion]:
+    """The model's choice of one of `options` (declared values of a game action's
+    argument) for a question about a player's line; the grammar admits only them, and
+    an odd answer falls back to the first."""
+    messages = [
+        Message("system", persona.describe()),
+        Message(
+            "user",
+            f'{question}\nOptions: {", ".join(options)}.\nAnswer with JSON: {{"choice": ...}}',
+        ),
+    ]
+    schema = {
+        "type": "object",
+        "properties": {"choice": one_of(options)},
+        "required": ["choice"],
+    }
+    completion = chat.complete(messages, max_tokens=40, schema=schema)
+    try:
+        choice = json.loads(completion.text)["choice"]
+    except (ValueError, KeyError, TypeError):
+        choice = None
+    return (choice if choice in options else options[0]), completion

@@ -16,7 +16,7 @@ from npc_brain.memory.when import DAY, HOUR, Window, past_tense, perfect
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
 from npc_brain.mind.talk.invitation import said_when
-from npc_brain.mind.talk.realise import described, first_person, sentence, turned_round
+from npc_brain.mind.talk.realise import FIRST, described, first_person, sentence, turned_round
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.roles import role_likeness
 from npc_brain.mind.talk.scene import (
@@ -333,6 +333,7 @@ async def _memories(scene: Scene) -> Answer:
         scene.heard.text, CANDIDATES, created_after=after, created_before=before
     )
     found = _events_first(scene, await relevant(scene, recalled))
+    found = [*_of_the_speaker(scene, recalled), *found]
     if not found and when is not None:  # what it did then, asked of it; else what happened
         found = _events_first(scene, recalled)[:1]
     if _asks_what_i_did(scene) and not any(own(m, scene) and m.kind in EVENTS for m in found):
@@ -355,6 +356,18 @@ async def _memories(scene: Scene) -> Answer:
 
 
 NUMERIC = (Slot.TIME, Slot.DURATION, Slot.COUNT, Slot.AMOUNT)
+
+
+def _of_the_speaker(scene: Scene, recalled: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """Asked in the past tense about the speaker itself ("What did I buy from you?"),
+    what the NPC saw happen that names it (by its name, or its id when the world does
+    not know it), the latest first; else nothing."""
+    words = set(lower_words(scene.heard.text))
+    name = (scene.speaker or scene.speaker_id).lower()
+    if not name or not past_tense(scene.heard.text) or not {f.lower() for f in FIRST} & words:
+        return []
+    named = [m for m in recalled if m.kind in EVENTS and name in m.description.lower()]
+    return sorted(named, key=lambda m: -m.created)[:1]
 
 
 def _asks_what_i_did(scene: Scene) -> bool:

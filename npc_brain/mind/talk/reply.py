@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from npc_brain.action import Line
+from npc_brain.game_actions import Offer
 from npc_brain.llm.base import ChatModel, Completion, Message
 from npc_brain.llm.scheduler import Priority
 from npc_brain.memory.records import ANYONE, GameTime, MemoryKind, MemoryRecord
@@ -37,7 +38,13 @@ from npc_brain.mind.talk.checks import Context, Refusal, Stage, first_refusal
 from npc_brain.mind.talk.compose import compose
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.news import REFUSAL, News
-from npc_brain.mind.talk.prompts import Reply, reply_messages, stream_reply, wording_schema
+from npc_brain.mind.talk.prompts import (
+    Reply,
+    pick_option,
+    reply_messages,
+    stream_reply,
+    wording_schema,
+)
 from npc_brain.mind.talk.realise import persona_sentences
 from npc_brain.mind.talk.scene import ASKED_WEIGHTS, Answer, Scene
 from npc_brain.mind.talk.understand import Understanding
@@ -115,7 +122,14 @@ class Replies:
             await self._f.remember_dialogue(
                 world, agent, speaker_id, name, exchange, game_time, "", [ANYONE, own]
             )
-        yield Line(agent.agent_id, text, last.end_conversation, act=last.act, topic=last.topic)
+        yield Line(
+            agent.agent_id,
+            text,
+            last.end_conversation,
+            act=last.act,
+            topic=last.topic,
+            game_action=last.game_action,
+        )
 
     async def _grounded(
         self,
@@ -144,7 +158,18 @@ class Replies:
             if extra:
                 yield f" {extra}"
         log.debug("%s heard %s (%s): %r", agent.agent_id, heard.act, heard.topic, utterance)
-        yield Line(agent.agent_id, "", answer.ends, act=heard.act.value, topic=heard.topic)
+        chosen = answer.deed.chosen() if answer.deed and not interview else None
+        if chosen is not None and answer.deed is not None:  # kept before the game hears of it
+            agreed = Offer(chosen, agent.agent_id, speaker_id, answer.deed.agreed, game_time)
+            world.store.add_offer(agreed)
+        yield Line(
+            agent.agent_id,
+            "",
+            answer.ends,
+            act=heard.act.value,
+            topic=heard.topic,
+            game_action=chosen,
+        )
 
     async def answer(
         self,
@@ -209,6 +234,21 @@ class Replies:
             places,
             partial(self._recall, world, agent, game_time, speaker_id, speaker_name),
             self._f.embed,
+            partial(self._pick, world, agent, game_time),
+        )
+
+    async def _pick(
+        self,
+        world: World,
+        agent: AgentRecord,
+        game_time: GameTime,
+        question: str,
+        options: Sequence[str],
+    ) -> str:
+        """The model's choice among a game action's declared values (prompts.pick_option)."""
+        thought = partial(pick_option, persona=agent.persona, question=question, options=options)
+        return await self._f.think(
+            world, agent, "converse", Priority.PLAYER_DIALOGUE, thought, game_time=game_time
         )
 
     async def _recall(

@@ -17,6 +17,15 @@ from npc_brain.mind.talk.realise import first_person, persona_sentences, promise
 from npc_brain.mind.talk.scene import Scene, priced
 from npc_brain.words import CLAUSE_WORDS, PLACE_PREPOSITIONS, lower_words, sentences
 
+FITS = 0.2  # cosine of a request to a role from which the role may do it
+MARGIN = 0.03  # how far below another's role the NPC's own may be and it still does it
+
+
+def own_work(mine: float, theirs: float) -> bool:
+    """Whether a request is the NPC's own work, by how near it is to the NPC's role
+    (`mine`) and to the nearest other's (`theirs`)."""
+    return mine >= FITS and mine + MARGIN >= theirs
+
 
 async def role_likeness(scene: Scene) -> dict[str, float]:
     """How near the line is to each agent's role (the NPC's own included), by agent id:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from lemminflect import getAllLemmas, getInflection
@@ -25,6 +26,9 @@ from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
 from npc_brain.words import sentences
+
+if TYPE_CHECKING:
+    from npc_brain.mind.talk.deeds import Deed
 
 # MiniLM cosine from which a memory bears on a question: questions that memories answer
 # scored 0.51-0.83 with them, unrelated questions 0.30-0.32 (bench/interview.py's set).
@@ -56,6 +60,7 @@ class Answer:
     ends: bool = False
     answered: bool = False
     worded: bool = False
+    deed: Deed | None = None  # a game action chosen for the line (deeds.py)
 
     @property
     def text(self) -> str:
@@ -66,6 +71,13 @@ Recall = Callable[..., Awaitable[list[MemoryRecord]]]
 
 
 Embed = Callable[[Sequence[str]], Awaitable[NDArray[np.float32]]]
+# The model's choice among declared values for a question, constrained to them by grammar.
+Pick = Callable[[str, Sequence[str]], Awaitable[str]]
+
+
+async def first_option(question: str, options: Sequence[str]) -> str:
+    """A Pick without a model: the first option."""
+    return options[0]
 
 
 @dataclass
@@ -85,6 +97,7 @@ class Scene:
     places: list[str]
     recall: Recall
     embed: Embed
+    pick: Pick = first_option
     grounds: list[str] = field(default_factory=list)
 
     @property

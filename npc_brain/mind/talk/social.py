@@ -20,7 +20,7 @@ from npc_brain.mind.talk.realise import (
     sentence,
 )
 from npc_brain.mind.talk.relations import relationship
-from npc_brain.mind.talk.roles import names_part, role_likeness
+from npc_brain.mind.talk.roles import names_part, own_work, role_likeness
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
     RELATED,
@@ -123,16 +123,18 @@ async def _request(scene: Scene) -> Answer:
     to it when that is itself ("Of course, I'll take a look at your arm."), and names
     who does when it is someone else. What the NPC sells it grants with the price."""
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
-    if sold := _sold(scene, recalled, granted="Of course."):
+    # with game actions declared, only they grant (deeds.py): words alone promise nothing
+    granted = () if scene.agent.actions else ("Of course.",)
+    if sold := _sold(scene, recalled, granted=granted[0] if granted else ""):
         return sold
     wares = [m for m in await relevant(scene, recalled) if priced(m) and own(m, scene)]
     if wares:
-        return Answer(("Of course.", _price(scene, wares[0])), tuple(scene.grounds), answered=True)
+        return Answer((*granted, _price(scene, wares[0])), tuple(scene.grounds), answered=True)
     likeness = await role_likeness(scene)
     mine = likeness.pop(scene.agent.agent_id, -1.0)
     best_other = max(likeness, key=likeness.__getitem__, default="")
     theirs = likeness.get(best_other, -1.0)
-    if mine >= FITS and mine + MARGIN >= theirs:
+    if own_work(mine, theirs) and granted:
         done = promised(scene.heard.text)
         said = sentence(f"Of course, I'll {done}") if done else "Of course, I can help with that."
         return Answer((said,), (), answered=True)
@@ -168,9 +170,7 @@ async def _known_of(
     return None
 
 
-FITS = 0.2  # cosine of a request to a role from which the role may do it
 REFERS = 0.3  # cosine from which the NPC names another whose role it is
-MARGIN = 0.03  # how far below another's role the NPC's own may be and it still does it
 
 
 async def _trade(scene: Scene) -> Answer:
@@ -188,7 +188,7 @@ async def _trade(scene: Scene) -> Answer:
         return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
     mine = [m for m in dict.fromkeys([*found, *recalled]) if own(m, scene)]
     if stock := [w for m in mine if (w := ware(m)) is not None][:WARES]:  # what it has
-        scene.grounds.extend(w.memory.description for w in stock)
+        scene.grounds.extend(w.grounds for w in stock)
         return Answer((catalogue(stock),), tuple(scene.grounds), answered=True)
     if found:
         return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)
@@ -218,7 +218,7 @@ async def _not_sold(scene: Scene, recalled: Sequence[MemoryRecord]) -> Answer | 
     said = [sentence(f"No, I don't sell {things[0]}")]
     # where it can be had: a memory naming it that is none of the wares (someone else's,
     # or what the NPC learnt of it: "the Magpie has berths at 200 credits"), priced first
-    mine = {w.memory.memory_id for w in stock}
+    mine = {w.memory_id for w in stock}
     others = [
         m
         for m in recalled
@@ -230,7 +230,7 @@ async def _not_sold(scene: Scene, recalled: Sequence[MemoryRecord]) -> Answer | 
         said.append(scene.say(min(others, key=lambda m: not priced(m))))
     elif stock:
         said.append(catalogue(stock[:WARES]))
-        scene.grounds.extend(w.memory.description for w in stock[:WARES])
+        scene.grounds.extend(w.grounds for w in stock[:WARES])
     elif selling:
         said.append(selling)
         scene.grounds.append(selling)
@@ -264,7 +264,7 @@ def _sold(scene: Scene, recalled: Sequence[MemoryRecord], granted: str = "") -> 
     orders = ordered(scene.heard.text, wares)
     if not orders:
         return None
-    scene.grounds.extend(w.memory.description for _, w in orders)
+    scene.grounds.extend(w.grounds for _, w in orders)
     offer = offered(scene.heard.text, orders)
     if len(orders) == 1 and offer is not None and offer < orders[0][1].price:
         said = holding(orders[0][1])

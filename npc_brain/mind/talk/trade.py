@@ -22,12 +22,16 @@ from npc_brain.words import COUNTING_WORDS, DETERMINERS, FUNCTION_WORDS, NUMBER_
 
 @dataclass(frozen=True)
 class Ware:
-    """One thing the NPC sells: as the game wrote it, and read (item, price, unit)."""
+    """One thing the NPC sells: what it rests on (the memory the game wrote, or the
+    game action that sells it), read as item, price and unit."""
 
-    memory: MemoryRecord
+    grounds: str  # "Bram Holt sells a horseshoe for 2 coins."
     item: str  # "a loaf of bread"
-    price: int
+    price: float
     unit: str  # "coins", "" when none is said
+    memory_id: int = 0  # the memory it was read from; 0 for a declared one
+    value: str = ""  # a declared one: the option's value ("horseshoe")
+    action: str = ""  # a declared one: the name of the action that sells it
 
     @property
     def words(self) -> frozenset[str]:
@@ -48,7 +52,8 @@ def ware(memory: MemoryRecord) -> Ware | None:
     found = _SOLD.search(memory.description)
     if found is None:
         return None
-    return Ware(memory, found["item"].strip(), int(found["price"]), found["unit"] or "")
+    item, unit = found["item"].strip(), found["unit"] or ""
+    return Ware(memory.description, item, int(found["price"]), unit, memory.memory_id)
 
 
 def ordered(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
@@ -109,14 +114,14 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
             (introduced and "ADJ" in lemmas)
             or word in _INTRODUCING
             or word.isdigit()
-            or bool(verbs & (TRADE_VERBS | _HAVING))  # "sell dynamite", "got flour"
+            or bool(verbs & (TRADE_VERBS | HAVING))  # "sell dynamite", "got flour"
         )
     return list(dict.fromkeys(found))
 
 
 # Words that introduce a thing: "a net", "any hooks", "two loaves", "that lantern".
 _INTRODUCING = DETERMINERS | NUMBER_WORDS.keys() | {"one"}
-_HAVING = frozenset(("have", "get", "carry", "stock", "keep", "need", "want"))
+HAVING = frozenset(("have", "get", "carry", "stock", "keep", "need", "want"))
 
 
 # English's verbs of trade ("sells a dagger for 12 coins"), and the words of trading
@@ -161,11 +166,11 @@ def offered(line: str, wares: Sequence[tuple[int, Ware]]) -> int | None:
 
 def total(orders: Sequence[tuple[int, Ware]]) -> str:
     """What an order comes to: "Three ration packs come to 12 credits."."""
-    things = join_clauses([_counted(n, w.item) for n, w in orders])
+    things = join_clauses([counted(n, w.item) for n, w in orders])
     units = {w.unit for _, w in orders}
     unit = units.pop() if len(units) == 1 else ""
     verb = "comes" if len(orders) == 1 and orders[0][0] == 1 else "come"
-    return sentence(f"{things} {verb} to {_amount(sum(n * w.price for n, w in orders), unit)}")
+    return sentence(f"{things} {verb} to {amount(sum(n * w.price for n, w in orders), unit)}")
 
 
 def price_of(ware: Ware) -> str:
@@ -173,7 +178,7 @@ def price_of(ware: Ware) -> str:
     credits.", "A mooring is 10 coins per week."."""
     item, per = _item_and_per(ware.item)
     verb = "are" if _plural(item) else "is"
-    return sentence(f"{_with_article(item)} {verb} {_amount(ware.price, ware.unit)}{per}")
+    return sentence(f"{_with_article(item)} {verb} {amount(ware.price, ware.unit)}{per}")
 
 
 def catalogue(wares: Sequence[Ware]) -> str:
@@ -182,7 +187,7 @@ def catalogue(wares: Sequence[Ware]) -> str:
     listed = []
     for w in wares:
         item, per = _item_and_per(w.item)
-        listed.append(f"{_with_article(item)} for {_amount(w.price, w.unit)}{per}")
+        listed.append(f"{_with_article(item)} for {amount(w.price, w.unit)}{per}")
     return sentence(f"I have {join_clauses(listed)}")
 
 
@@ -190,8 +195,8 @@ def holding(ware: Ware) -> str:
     """The NPC keeps its price: "It's 12 coins for an iron dagger, and I won't take
     less."."""
     item, per = _item_and_per(ware.item)
-    amount = _amount(ware.price, ware.unit)
-    return sentence(f"It's {amount}{per} for {_with_article(item)}, and I won't take less")
+    price = amount(ware.price, ware.unit)
+    return sentence(f"It's {price}{per} for {_with_article(item)}, and I won't take less")
 
 
 def _item_and_per(item: str) -> tuple[str, str]:
@@ -202,11 +207,11 @@ def _item_and_per(item: str) -> tuple[str, str]:
     return head.strip(), f" per {per.strip()}" if per else ""
 
 
-def _amount(n: int, unit: str) -> str:
-    """A sum with its unit in the right number: "1 coin", "12 coins"."""
+def amount(n: float, unit: str) -> str:
+    """A sum with its unit in the right number: "1 coin", "12 coins", "2.5 credits"."""
     if n == 1 and unit:
         unit = (getAllLemmas(unit.lower()).get("NOUN") or (unit,))[0]
-    return f"{n} {unit}".strip()
+    return f"{f'{n:.2f}'.rstrip('0').rstrip('.')} {unit}".strip()
 
 
 def _plural(item: str) -> bool:
@@ -217,7 +222,7 @@ def _plural(item: str) -> bool:
     return bool(nouns) and last not in nouns
 
 
-def _counted(n: int, item: str) -> str:
+def counted(n: int, item: str) -> str:
     """`item` counted: "a fish pie", "three ration packs", "two loaves of bread"."""
     named = _item_and_per(item)[0]
     if n == 1:

@@ -37,6 +37,7 @@ from npc_brain.words import (
     FUNCTION_WORDS,
     MODALS,
     PREPOSITIONS,
+    WH_WORDS,
     lower_words,
     sentences,
     tokens,
@@ -258,6 +259,19 @@ def asks_doing_now(line: str, when: Window | None, now: GameTime) -> bool:
 
 
 _GOING = frozenset(("going", "coming", "heading"))  # of a time ahead: "are you going to ..."
+
+
+def asks_of_the_past(line: str) -> bool:
+    """Whether a line's question asks what happened: opened by a wh-word or a verb in
+    the past tense, and in the past tense ("What did I buy from you?", "Did you sell
+    the boat?"); "Could you fix it?" asks for something, "my mare threw a shoe, can you
+    see to her?" too."""
+    text = last_sentence(line)
+    words = lower_words(text)
+    if not text.endswith("?") or not words or words[0] in MODALS:
+        return False
+    opened = words[0] in WH_WORDS or verb_form(words[0], ("VBD",))
+    return opened and past_tense(" ".join(w for w in words if w not in MODALS))  # "would"
 
 
 def _fitting(facet: Facet | None, line: str) -> Facet | None:

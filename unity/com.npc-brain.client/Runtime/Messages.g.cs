@@ -9,6 +9,39 @@ using Newtonsoft.Json.Converters;
 namespace NpcBrain.Client
 {
     /// <summary>
+    /// The kind of thing an argument names. Every kind but NUMBER takes one of its options.
+    /// </summary>
+    [JsonConverter(typeof(StringEnumConverter))]
+    public enum ArgumentType
+    {
+        [EnumMember(Value = "ARGUMENT_TYPE_UNSPECIFIED")] ArgumentTypeUnspecified = 0,
+        /// <summary>
+        /// A thing, with a price per option when it is sold.
+        /// </summary>
+        [EnumMember(Value = "ITEM")] Item = 1,
+        /// <summary>
+        /// A place or an object of the world ("east_gate").
+        /// </summary>
+        [EnumMember(Value = "PLACE")] Place = 2,
+        /// <summary>
+        /// An agent or the player.
+        /// </summary>
+        [EnumMember(Value = "AGENT")] Agent = 3,
+        /// <summary>
+        /// A quest the game can start.
+        /// </summary>
+        [EnumMember(Value = "QUEST")] Quest = 4,
+        /// <summary>
+        /// Any other closed choice.
+        /// </summary>
+        [EnumMember(Value = "CHOICE")] Choice = 5,
+        /// <summary>
+        /// A whole number from min to max (e.g. how many, how many nights).
+        /// </summary>
+        [EnumMember(Value = "NUMBER")] Number = 6,
+    }
+
+    /// <summary>
     /// The kind of a memory record.
     /// </summary>
     [JsonConverter(typeof(StringEnumConverter))]
@@ -153,6 +186,11 @@ namespace NpcBrain.Client
         /// </summary>
         [JsonProperty("relationships")]
         public List<Relationship> Relationships { get; set; } = new List<Relationship>();
+        /// <summary>
+        /// The game actions the agent may choose in conversation (UpsertAgentRequest.actions).
+        /// </summary>
+        [JsonProperty("actions")]
+        public List<GameAction> Actions { get; set; } = new List<GameAction>();
     }
 
     /// <summary>
@@ -205,6 +243,163 @@ namespace NpcBrain.Client
         public bool? PlanningEnabled { get; set; }
         [JsonProperty("memory_enabled")]
         public bool? MemoryEnabled { get; set; }
+        /// <summary>
+        /// What the agent can do in the game when asked in conversation (at most max_items),
+        /// stored with it: each UpsertAgent replaces the set (empty: none). A Converse call
+        /// may replace them for itself (ConverseRequest.actions).
+        /// </summary>
+        [JsonProperty("actions")]
+        public List<GameAction> Actions { get; set; } = new List<GameAction>();
+    }
+
+    /// <summary>
+    /// Something the game can make an agent do when a player asks it in conversation: sell a
+    /// ware, open a gate, follow the player. The agent may choose one in a Converse reply,
+    /// with arguments taken only from what is declared here; it never invents one.
+    /// INVALID_ARGUMENT names the field for a name that is not an identifier or repeats one,
+    /// a missing description, an argument of no type, an option set that is empty (or given
+    /// to a NUMBER), bounds that are reversed, or a negative price.
+    /// </summary>
+    public partial class GameAction
+    {
+        /// <summary>
+        /// What the game calls it: 1-64 of a-z, 0-9 and _ ("sell", "open_gate"), unique
+        /// among the agent's actions.
+        /// </summary>
+        [JsonProperty("name")]
+        public string Name { get; set; }
+        /// <summary>
+        /// What it does, in plain words: a player's request is matched against them
+        /// ("shoe the customer's horse", "open one of the town gates"). Required, at most
+        /// max_short_text_chars.
+        /// </summary>
+        [JsonProperty("description")]
+        public string Description { get; set; }
+        /// <summary>
+        /// What the game needs to know to do it (at most 4), each from a closed set.
+        /// </summary>
+        [JsonProperty("arguments")]
+        public List<ActionArgument> Arguments { get; set; } = new List<ActionArgument>();
+        /// <summary>
+        /// What doing it costs the asker, in `currency` (0: free, or priced by an ITEM
+        /// argument's options).
+        /// </summary>
+        [JsonProperty("price")]
+        public double Price { get; set; }
+        /// <summary>
+        /// The unit of every price of the action: "coins", "credits" (at most
+        /// max_short_text_chars).
+        /// </summary>
+        [JsonProperty("currency")]
+        public string Currency { get; set; }
+    }
+
+    public partial class ActionArgument
+    {
+        /// <summary>
+        /// 1-64 of a-z, 0-9 and _ ("item", "gate"), unique among the action's arguments.
+        /// </summary>
+        [JsonProperty("name")]
+        public string Name { get; set; }
+        /// <summary>
+        /// Required.
+        /// </summary>
+        [JsonProperty("type")]
+        public ArgumentType Type { get; set; }
+        /// <summary>
+        /// The values it may take (every type but NUMBER): at least one, at most max_items,
+        /// their values unique.
+        /// </summary>
+        [JsonProperty("options")]
+        public List<ActionOption> Options { get; set; } = new List<ActionOption>();
+        /// <summary>
+        /// NUMBER: the smallest and largest value allowed (min &lt;= max).
+        /// </summary>
+        [JsonProperty("min")]
+        public int Min { get; set; }
+        [JsonProperty("max")]
+        public int Max { get; set; }
+    }
+
+    public partial class ActionOption
+    {
+        /// <summary>
+        /// The value the game receives: 1-64 of a-z, 0-9 and _ ("horseshoe", "east_gate").
+        /// </summary>
+        [JsonProperty("value")]
+        public string Value { get; set; }
+        /// <summary>
+        /// How the agent says it ("a horseshoe", "the east gate"); empty: the value's words.
+        /// </summary>
+        [JsonProperty("label")]
+        public string Label { get; set; }
+        /// <summary>
+        /// ITEM: the price of one, in the action's currency (0: the action's own price).
+        /// </summary>
+        [JsonProperty("price")]
+        public double Price { get; set; }
+    }
+
+    /// <summary>
+    /// A game action an agent chose in its reply. The game does it, or not, and says so with
+    /// ReportOutcome(action_id).
+    /// </summary>
+    public partial class ChosenAction
+    {
+        /// <summary>
+        /// Unique to this choice; echo it in ReportOutcome.
+        /// </summary>
+        [JsonProperty("action_id")]
+        public string ActionId { get; set; }
+        /// <summary>
+        /// The declared action's name.
+        /// </summary>
+        [JsonProperty("name")]
+        public string Name { get; set; }
+        /// <summary>
+        /// Each declared argument's value: an option's value, or a NUMBER's digits.
+        /// </summary>
+        [JsonProperty("arguments")]
+        public Dictionary<string, string> Arguments { get; set; } = new Dictionary<string, string>();
+        /// <summary>
+        /// What the reply asked for it, in `currency` (a price times how many); 0: nothing.
+        /// </summary>
+        [JsonProperty("price")]
+        public double Price { get; set; }
+        [JsonProperty("currency")]
+        public string Currency { get; set; }
+    }
+
+    public partial class ReportOutcomeRequest
+    {
+        [JsonProperty("world_id")]
+        public string WorldId { get; set; }
+        /// <summary>
+        /// The agent that chose the action. Required.
+        /// </summary>
+        [JsonProperty("agent_id")]
+        public string AgentId { get; set; }
+        /// <summary>
+        /// Utterance.game_action.action_id. Required.
+        /// </summary>
+        [JsonProperty("action_id")]
+        public string ActionId { get; set; }
+        /// <summary>
+        /// Whether the game did it.
+        /// </summary>
+        [JsonProperty("done")]
+        public bool Done { get; set; }
+        /// <summary>
+        /// How it went, in the game's words ("the player paid 2 silver"); optional, at most
+        /// max_text_chars.
+        /// </summary>
+        [JsonProperty("detail")]
+        public string Detail { get; set; }
+        /// <summary>
+        /// When it happened. Required.
+        /// </summary>
+        [JsonProperty("game_time")]
+        public DateTime? GameTime { get; set; }
     }
 
     public partial class GetAgentRequest
@@ -538,6 +733,14 @@ namespace NpcBrain.Client
         /// </summary>
         [JsonProperty("topic")]
         public string Topic { get; set; }
+        /// <summary>
+        /// In Converse's final event, the game action the agent chose to do for the speaker,
+        /// one of those declared (UpsertAgentRequest.actions or ConverseRequest.actions), with
+        /// arguments among the declared ones; its words agree ("That's 2 coins for a
+        /// horseshoe."). Unset when it chose none.
+        /// </summary>
+        [JsonProperty("game_action")]
+        public ChosenAction GameAction { get; set; }
     }
 
     /// <summary>
@@ -705,6 +908,12 @@ namespace NpcBrain.Client
         /// </summary>
         [JsonProperty("interview")]
         public bool Interview { get; set; }
+        /// <summary>
+        /// The game actions the agent may choose for this reply, instead of those stored with
+        /// it (empty: the stored ones). Checked as UpsertAgentRequest.actions.
+        /// </summary>
+        [JsonProperty("actions")]
+        public List<GameAction> Actions { get; set; } = new List<GameAction>();
     }
 
     /// <summary>

@@ -57,7 +57,7 @@ namespace NpcBrain.Client
         public static readonly ICollection<string> RetrySafe = new HashSet<string>
         {
             "UpsertAgent", "GetAgent", "Act", "Retrieve", "GetStats", "ListMemories",
-            "ListSnapshots", "WhoKnows",
+            "ListSnapshots", "WhoKnows", "ReportOutcome",
         };
 
         static readonly JsonSerializerSettings JsonSettings = new JsonSerializerSettings
@@ -152,6 +152,13 @@ namespace NpcBrain.Client
         public Task<WhoKnowsResponse> WhoKnowsAsync(WhoKnowsRequest request, CancellationToken cancel = default(CancellationToken))
         {
             return Unary<WhoKnowsResponse>("WhoKnows", request, cancel);
+        }
+
+        /// <summary>Tells an NPC what became of a game action it chose in a reply
+        /// (<c>Utterance.GameAction.ActionId</c>); returns its memory of it.</summary>
+        public Task<Memory> ReportOutcomeAsync(ReportOutcomeRequest request, CancellationToken cancel = default(CancellationToken))
+        {
+            return Unary<Memory>("ReportOutcome", request, cancel);
         }
 
         /// <summary>

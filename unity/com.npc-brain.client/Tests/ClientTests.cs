@@ -176,6 +176,55 @@ namespace NpcBrain.Client.Tests
         }
 
         [Test]
+        public async Task ADeclaredActionIsChosenAndItsOutcomeRemembered()
+        {
+            using (var client = Client())
+            {
+                var sell = new GameAction
+                {
+                    Name = "sell",
+                    Description = "sell one of the station stores",
+                    Currency = "credits",
+                    Arguments =
+                    {
+                        new ActionArgument
+                        {
+                            Name = "item",
+                            Type = ArgumentType.Item,
+                            Options = { new ActionOption { Value = "ration_pack", Label = "a ration pack", Price = 4 } },
+                        },
+                    },
+                };
+                await client.UpsertAgentAsync(new UpsertAgentRequest
+                {
+                    AgentId = "ines-sells",
+                    GameTime = Morning,
+                    Persona = new Persona { Name = "Ines Varga", Learned = "quartermaster of Relay Station Kestrel" },
+                    Actions = { sell },
+                });
+                var reply = await client.ConverseAsync(new ConverseRequest
+                {
+                    AgentId = "ines-sells",
+                    GameTime = Morning.AddMinutes(1),
+                    SpeakerId = "player",
+                    Utterance = "I'll take two ration packs, please",
+                });
+                Assert.IsNotNull(reply.GameAction, reply.Text);
+                Assert.AreEqual("sell", reply.GameAction.Name);
+                Assert.AreEqual("ration_pack", reply.GameAction.Arguments["item"]);
+                Assert.AreEqual(8, reply.GameAction.Price);
+                var memory = await client.ReportOutcomeAsync(new ReportOutcomeRequest
+                {
+                    AgentId = "ines-sells",
+                    ActionId = reply.GameAction.ActionId,
+                    Done = true,
+                    GameTime = Morning.AddMinutes(2),
+                });
+                StringAssert.Contains("ration pack", memory.Description);
+            }
+        }
+
+        [Test]
         public async Task ABadRequestFailsNamingTheFieldAndChangesNothing()
         {
             using (var client = Client())

@@ -72,6 +72,12 @@ namespace NpcBrain.Client.Unity
         /// <summary>Called at each think; returns what the NPC perceives now (texts).</summary>
         public Func<IEnumerable<string>> observationSource;
 
+        /// <summary>What the game can make the NPC do when asked (sell, open a door), sent
+        /// with the persona on Start; set it before Start. The NPC chooses among these only
+        /// (<see cref="ActionRequested"/>).</summary>
+        [NonSerialized]
+        public List<GameAction> gameActions = new List<GameAction>();
+
         readonly List<Observation> pending = new List<Observation>();
         readonly CancellationTokenSource stopping = new CancellationTokenSource();
         NpcBrainClient client;
@@ -89,6 +95,11 @@ namespace NpcBrain.Client.Unity
 
         /// <summary>The NPC ended the conversation with its last reply.</summary>
         public event Action ConversationEnded;
+
+        /// <summary>In its reply the NPC chose one of the game actions its persona's
+        /// UpsertAgent declared (or those given to <see cref="Say"/>): do it, then call
+        /// <see cref="ReportOutcome"/> with its ActionId.</summary>
+        public event Action<ChosenAction> ActionRequested;
 
         /// <summary>The server has the NPC's persona now.</summary>
         public event Action<Agent> Registered;
@@ -139,15 +150,33 @@ namespace NpcBrain.Client.Unity
 
         /// <summary>Says a line to the NPC; false (and a warning) while a request of this
         /// NPC is in flight or it is not registered yet.</summary>
-        public bool Say(string utterance, string speakerId = "player")
+        public bool Say(string utterance, string speakerId = "player", List<GameAction> actions = null)
         {
             if (busy || !IsRegistered)
             {
                 Debug.LogWarning("npc-brain: " + AgentId + " is busy; say it again when IsBusy is false");
                 return false;
             }
-            Talk(utterance, speakerId);
+            Talk(utterance, speakerId, actions ?? new List<GameAction>());
             return true;
+        }
+
+        /// <summary>Tells the NPC what became of an action it chose (ActionRequested):
+        /// it remembers it ("sold a ration pack to player for 4 credits"). Safe to repeat.</summary>
+        public async void ReportOutcome(string actionId, bool done, string detail = "")
+        {
+            try
+            {
+                var request = new ReportOutcomeRequest { AgentId = AgentId, ActionId = actionId, Done = done, Detail = detail, GameTime = Now() };
+                await client.ReportOutcomeAsync(request, stopping.Token);
+            }
+            catch (NpcBrainException error)
+            {
+                Fail(error);
+            }
+            catch (OperationCanceledException)
+            {
+            }
         }
 
         DateTime Now()
@@ -171,7 +200,7 @@ namespace NpcBrain.Client.Unity
             busy = true;
             try
             {
-                var request = new UpsertAgentRequest { AgentId = AgentId, Persona = persona.ToPersona(), GameTime = Now() };
+                var request = new UpsertAgentRequest { AgentId = AgentId, Persona = persona.ToPersona(), GameTime = Now(), Actions = gameActions };
                 var agent = await client.UpsertAgentAsync(request, stopping.Token);
                 IsRegistered = true;
                 Registered?.Invoke(agent);
@@ -243,15 +272,19 @@ namespace NpcBrain.Client.Unity
             }
         }
 
-        async void Talk(string utterance, string speakerId)
+        async void Talk(string utterance, string speakerId, List<GameAction> actions)
         {
             busy = true;
             try
             {
-                var request = new ConverseRequest { AgentId = AgentId, GameTime = Now(), SpeakerId = speakerId, Utterance = utterance };
+                var request = new ConverseRequest { AgentId = AgentId, GameTime = Now(), SpeakerId = speakerId, Utterance = utterance, Actions = actions };
                 var reply = await client.ConverseAsync(request, piece => ReplyUpdated?.Invoke(piece), stopping.Token);
                 ReplyFinished?.Invoke(reply);
                 onReplyFinished.Invoke(reply.Text);
+                if (reply.GameAction != null)
+                {
+                    ActionRequested?.Invoke(reply.GameAction);
+                }
                 if (reply.EndConversation)
                 {
                     ConversationEnded?.Invoke();

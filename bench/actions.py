@@ -1,0 +1,276 @@
+"""The bench section "actions": game actions chosen in conversation, on labelled lines
+(bench/data/actions: requests, trades, threats, price questions and small talk to the
+NPCs of bench/data/player_talk's three settings, each NPC with the actions a game would
+declare for it).
+
+For each line: the action chosen (or none) against the expected one, its arguments
+against those the line determines, and whether the words agree with the choice (no
+"Of course" without an action, the price said is the price chosen). Every sale chosen
+right is then reported done (ReportOutcome), and the NPC is asked "What did I buy from
+you?": its answer must name the item and the price. The replies' latency is measured
+twice in the same run: with the actions declared, and with none (the baseline).
+
+    python -m bench.actions [--split test|train|all] [--out results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+
+from bench.common import Row
+from bench.player_talk import PLAYER, _persona, _time, build
+from npc_brain.action import Line
+from npc_brain.brain import Brain
+from npc_brain.config import Settings
+from npc_brain.game_actions import GameAction
+from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
+from npc_brain.mind.world import WorldRegistry
+from npc_brain.server.convert import game_actions_from_pb
+from npc_brain.v1 import brain_pb2 as pb
+
+DATA = Path(__file__).resolve().parent / "data"
+ASKED_AFTER = "What did I buy from you?"
+YES = re.compile(r"\b(of course|sure|certainly|right away|yes)\b", re.IGNORECASE)
+
+
+def load() -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+    settings = json.loads((DATA / "player_talk" / "settings.json").read_text(encoding="utf-8"))
+    actions = json.loads((DATA / "actions" / "actions.json").read_text(encoding="utf-8"))
+    lines = [
+        json.loads(row)
+        for row in (DATA / "actions" / "lines.jsonl").read_text(encoding="utf-8").splitlines()
+        if row.strip()
+    ]
+    return settings, actions, lines
+
+
+def declared(actions: Sequence[dict[str, Any]]) -> tuple[GameAction, ...]:
+    """Declared actions from their JSON (the HTTP door's mapping of the proto)."""
+    return game_actions_from_pb([json_format.ParseDict(a, pb.GameAction()) for a in actions])
+
+
+def _number(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def judge(line: dict[str, Any], text: str, chosen: Any) -> dict[str, Any]:
+    expect = line["expect"]
+    name = chosen.name if chosen else None
+    right = name == expect["action"]
+    arguments = chosen.arguments if chosen else {}
+    args_right = all(arguments.get(k) == str(v) for k, v in expect.get("arguments", {}).items())
+    contradicts = []
+    if chosen is None and YES.search(text) and line["act"] in ("request", "trade"):
+        contradicts.append("says yes, chooses nothing")
+    if chosen is not None and chosen.price and _number(chosen.price) not in text:
+        contradicts.append(f"price {chosen.price:g} chosen, not said")
+    price = expect.get("price")
+    if chosen is None and price and line["act"] == "price" and _number(price) not in text:
+        contradicts.append(f"price {price:g} not said")
+    return {
+        "right": right and (not chosen or args_right),
+        "chosen": name,
+        "arguments": arguments,
+        "expected": expect["action"],
+        "contradicts": contradicts,
+    }
+
+
+async def _reply(
+    brain: Brain, world: str, npc: str, now: float, utterance: str
+) -> tuple[str, Line | None, float]:
+    started = time.perf_counter()
+    final = None
+    async for event in brain.converse(world, npc, now, PLAYER, utterance):
+        if isinstance(event, Line):
+            final = event
+    return (final.text if final else ""), final, time.perf_counter() - started
+
+
+async def run(split: str) -> dict[str, Any]:
+    settings_data, actions, lines = load()
+    wanted = [x for x in lines if split == "all" or x.get("split") == split]
+    with tempfile.TemporaryDirectory(prefix="npc-actions-") as tmp:
+        settings = Settings(data_dir=Path(tmp))
+        embedder = embedder_from_settings(settings)
+        brain = Brain(
+            chat=chat_from_settings(settings),
+            embedder=embedder,
+            worlds=WorldRegistry(
+                settings.data_dir,
+                embedder.model_id,
+                embedder.dimension,
+                settings.exact_retrieval_limit,
+            ),
+            settings=settings,
+        )
+        by_id = {s["id"]: s for s in settings_data}
+        try:
+            for setting in settings_data:
+                await build(brain, setting)
+            baseline = []  # the same lines, no actions declared (after a pass that warms
+            # the caches both arms share: the lines' embeddings, the model's prefix)
+            for warming in (True, False):
+                for i, line in enumerate(wanted):
+                    setting = by_id[line["setting"]]
+                    now = _time(setting["start"]) + 60 * i
+                    _, _, seconds = await _reply(
+                        brain, setting["id"], line["npc"], now, line["line"]
+                    )
+                    if not warming:
+                        baseline.append(seconds)
+            for setting in settings_data:
+                for npc in setting["npcs"]:
+                    await brain.upsert_agent(
+                        setting["id"],
+                        npc["id"],
+                        _persona(npc),
+                        _time(setting["start"]),
+                        actions=declared(actions[setting["id"]][npc["id"]]),
+                    )
+            results, timed = [], []
+            for i, line in enumerate(wanted):
+                setting = by_id[line["setting"]]
+                now = _time(setting["start"]) + 3600 + 120 * i
+                text, final, seconds = await _reply(
+                    brain, setting["id"], line["npc"], now, line["line"]
+                )
+                timed.append(seconds)
+                chosen = final.game_action if final else None
+                verdict = judge(line, text, chosen)
+                verdict |= {"id": line["id"], "line": line["line"], "reply": text}
+                sold = chosen is not None and verdict["right"] and line["act"] == "trade"
+                if sold and chosen is not None:
+                    await brain.report_outcome(
+                        setting["id"], line["npc"], chosen.action_id, True, "", now + 30
+                    )
+                    recalled, _, _ = await _reply(
+                        brain, setting["id"], line["npc"], now + 60, ASKED_AFTER
+                    )
+                    item = next(iter(chosen.arguments.values()), "").replace("_", " ")
+                    head = item.split()[-1] if item else ""
+                    price = _number(chosen.price)
+                    verdict["recalled"] = recalled
+                    verdict["recalled_right"] = (  # what it sold, not what it sells
+                        head.lower() in recalled.lower()
+                        and price in recalled
+                        and not recalled.startswith("I have")
+                    )
+                results.append(verdict)
+        finally:
+            brain.close()
+    return {"results": results, "with_actions": timed, "without_actions": baseline}
+
+
+def p95(values: Sequence[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
+
+
+def summary(run_: dict[str, Any]) -> dict[str, float]:
+    results = run_["results"]
+    recalls = [r["recalled_right"] for r in results if "recalled_right" in r]
+    return {
+        "lines": len(results),
+        "right": sum(r["right"] for r in results) / len(results),
+        "contradictions": sum(bool(r["contradicts"]) for r in results),
+        "recalled": sum(recalls) / len(recalls) if recalls else 0.0,
+        "sales_reported": len(recalls),
+        "extra_p95_s": p95(run_["with_actions"]) - p95(run_["without_actions"]),
+    }
+
+
+TRANSCRIPT = Path(__file__).resolve().parent / "results" / "actions_transcript.md"
+
+
+def write_transcript(done: dict[str, Any], split: str) -> None:
+    """Each line of the split with the action chosen, the one expected, and the reply."""
+    out = [
+        f"# Game actions: the {split} split (python -m bench --only actions)",
+        "",
+        "Each line: what the player said, the action chosen (arguments) against the one",
+        "expected, and what the NPC answered; a sale told back after it was reported.",
+        "",
+    ]
+    for r in done["results"]:
+        verdict = "ok" if r["right"] and not r["contradicts"] else "WRONG"
+        chosen = f"{r['chosen']} {r['arguments']}" if r["chosen"] else "none"
+        out += [
+            f"**{r['id']}** ({verdict}: chose {chosen}, expected {r['expected'] or 'none'})",
+            f"> player: {r['line']}",
+            f"> npc: {r['reply']}",
+        ]
+        if "recalled" in r:
+            out.append(f"> player: {ASKED_AFTER}  \n> npc: {r['recalled']}")
+        out.append("")
+    TRANSCRIPT.write_text("\n".join(out), encoding="utf-8")
+
+
+def rows(split: str = "test") -> list[Row]:
+    done = asyncio.run(run(split))
+    write_transcript(done, split)
+    s = summary(done)
+    return [
+        Row(
+            "actions",
+            f"action chosen right, or none ({split} split, {s['lines']:.0f} lines)",
+            f"{100 * s['right']:.0f}%",
+            "",
+            "",
+            ">= 90%",
+        ),
+        Row(
+            "actions", "words that contradict the choice", f"{s['contradictions']:.0f}", "", "", "0"
+        ),
+        Row(
+            "actions",
+            f"sale reported, then '{ASKED_AFTER}' answered with item and price",
+            f"{100 * s['recalled']:.0f}% of {s['sales_reported']:.0f}",
+            "",
+            "",
+            ">= 90%",
+        ),
+        Row(
+            "actions",
+            "extra p95 of a reply with actions over one without",
+            f"{s['extra_p95_s']:.2f} s",
+            "",
+            "",
+            "<= 0.3 s",
+        ),
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", default="test", choices=("test", "train", "all"))
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    done = asyncio.run(run(args.split))
+    for r in done["results"]:
+        mark = "ok " if r["right"] and not r["contradicts"] else "BAD"
+        print(
+            f"{mark} {r['id']}: {r['line']!r} -> {r['chosen']} {r['arguments']} "
+            f"(want {r['expected']}) | {r['reply']}",
+            file=sys.stderr,
+        )
+        if "recalled" in r:
+            print(f"      asked after: {r['recalled']}", file=sys.stderr)
+    print(json.dumps(summary(done), indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(done, indent=1, default=str), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

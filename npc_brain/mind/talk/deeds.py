@@ -1,0 +1,377 @@
+"""Which of the game actions an NPC may do (declared by the game: game_actions.py) a
+player's line asks for, with what arguments, and words that agree with the choice.
+
+Code decides, the model only picks among declared values:
+- a line of trade or a request that names a ware of a declared selling action (an ITEM
+  argument's option, read by trade.ordered with how many) buys it: the action, that
+  option, a NUMBER argument's count, and the total price, said as trade says prices; a
+  question about a price or a ware ("how much is a lantern?", "do you sell rope?") is
+  answered from the declared prices and chooses nothing;
+- a request chooses the action whose description its embedding is nearest (MiniLM
+  cosine from FITS, ahead of the next by MARGIN); a threat, the action nearest to
+  answering one (refusing, arresting, fighting), where the game declared such;
+- each argument takes the option the line names, else its only option, else the
+  speaker when it may be one, else the model's pick constrained by grammar to the
+  declared values (Scene.pick); a NUMBER, the number the line says within its bounds.
+Nothing here invents an action, an argument or a price.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from lemminflect import getAllLemmas
+
+from npc_brain.game_actions import (
+    ActionArgument,
+    ActionOption,
+    ArgumentType,
+    ChosenAction,
+    GameAction,
+)
+from npc_brain.mind.talk.acts import Act
+from npc_brain.mind.talk.answers import content_word
+from npc_brain.mind.talk.realise import promised, sentence
+from npc_brain.mind.talk.scene import Answer, Scene
+from npc_brain.mind.talk.trade import (
+    HAVING,
+    NUMERALS,
+    TRADE_VERBS,
+    Ware,
+    amount,
+    catalogue,
+    counted,
+    holding,
+    not_sold,
+    offered,
+    ordered,
+    price_of,
+    total,
+)
+from npc_brain.mind.talk.understand import asks_of_the_past
+from npc_brain.mind.talk.wh import Slot, asked_for
+from npc_brain.words import AUX_FORMS, WH_WORDS, lower_words, stem
+
+FITS = 0.35  # cosine of a request to an action's description from which it asks for it
+MARGIN = 0.03  # how far ahead of the next action the nearest must be
+WARES = 3  # declared wares listed when a line asks about none of them
+THREAT_FITS = 0.3  # cosine of an action's description to answering a threat
+# What answering a threat is, in plain words: the declared action nearest to it (if near
+# enough) is what the NPC does when threatened.
+ANSWERING_A_THREAT = "refuse, arrest or fight someone who threatens or insults me"
+
+
+@dataclass(frozen=True)
+class Deed:
+    """A declared action chosen for a line: with its arguments' values, its price, and
+    what the NPC agreed to, ending with the word before whom for ("sell a horseshoe
+    to", "shoe the customer's horse for"), for its memory once done."""
+
+    action: GameAction
+    arguments: dict[str, str]
+    price: float
+    agreed: str
+
+    def chosen(self) -> ChosenAction:
+        """The choice as the game receives it, with a new id."""
+        return ChosenAction(
+            uuid.uuid4().hex, self.action.name, self.arguments, self.price, self.action.currency
+        )
+
+
+async def deed_answer(scene: Scene) -> Answer | None:
+    """The answer to a line from the NPC's game actions (its Answer carries the Deed);
+    None when they have nothing to say to it.
+
+    The act read from the line decides less than the actions do: a line whose meaning
+    is near one action's description asks for it whatever act its words are nearest
+    ("horse needs new shoes" is small talk by its words), from STRONG_FITS when it is not
+    a request. A hostile answer needs a sure threat (SURE_THREAT of the act's vote); a
+    line less surely one is taken as asking. A question about a price or a ware says it
+    and chooses nothing; a question in the past tense ("What did I buy from you?") is
+    none of the actions'."""
+    actions = scene.agent.actions
+    heard, line = scene.heard, scene.heard.text
+    if not actions or heard.act in _SOCIAL or asks_of_the_past(line):
+        return None
+    wares = declared_wares(actions)
+    orders = [o for o in ordered(line, wares) if _head(o[1]) & _stems_of(line)]
+    likeness = await _likeness(scene)
+    nearest = actions[int(np.argmax(likeness))]
+    if _asks_about(line):
+        return _told(scene, orders, wares, nearest if max(likeness) >= FITS else None)
+    threat = heard.act is Act.THREAT and heard.vote.confidence >= SURE_THREAT
+    if threat and max(likeness) < MISREAD_THREAT:
+        return await _threatened(scene)
+    asking = heard.act in (Act.REQUEST, Act.TRADE)
+    if orders and (asking or max(likeness) >= STRONG_FITS or orders[0][0] > 1):
+        # a ware named is bought, unless the line asks for another action on it ("mend
+        # my hand net" to one who sells and mends nets)
+        if nearest.name == orders[0][1].action or not _takes(nearest, orders[0][1]):
+            return await _bought(scene, orders)
+        return await _granted(scene, nearest)
+    if (best := _fitting(actions, likeness, FITS if asking else STRONG_FITS)) is not None:
+        return await _granted(scene, best)
+    if heard.act is Act.TRADE and wares:
+        return _told(scene, orders, wares, None)
+    return None
+
+
+# Acts that ask nothing of the NPC's hands: greetings and farewells.
+_SOCIAL = (Act.GREETING, Act.FAREWELL)
+STRONG_FITS = 0.5  # cosine from which a line that is not a request asks for an action
+# cosine from which a line read as a threat is a request for the action after all (a
+# threat demands a thing, and is near what gives it, but rarely so near)
+MISREAD_THREAT = 0.6
+SURE_THREAT = 0.5  # share of the act's vote from which a threat may be answered in kind
+
+
+async def _likeness(scene: Scene) -> list[float]:
+    """Each action's cosine to the line (its description and what it may take)."""
+    vectors = await scene.embed([_described(a) for a in scene.agent.actions])
+    return [float(x) for x in vectors @ scene.heard.vector]
+
+
+def _stems_of(text: str) -> set[str]:
+    return {stem(w) for w in lower_words(text) if content_word(w)}
+
+
+def _head(ware: Ware) -> set[str]:
+    """The stems that name a declared ware: its last word before an aside ("room" of
+    "a room for the night", "net" of "hand net"), and before "of" too ("bottle" and
+    "brandy" of "a bottle of plum brandy")."""
+    words = lower_words(ware.item)
+    words = words[: next((i for i, w in enumerate(words) if w in _ASIDE), len(words))]
+    parts = [words, words[: words.index("of")]] if "of" in words else [words]
+    return {stem(last) for part in parts for last in [w for w in part if content_word(w)][-1:]}
+
+
+_ASIDE = frozenset(("for", "with", "per", "to", "from"))
+
+
+def _takes(action: GameAction, ware: Ware) -> bool:
+    """Whether an action takes a ware as an argument: an option of the same value or
+    of all its words ("hand net" to mend of a "hand net" to sell; not "birthday cake"
+    to bake of a "honey cake")."""
+    words = _stems_of(ware.item)
+    options = [o for a in action.arguments for o in a.options]
+    return any(o.value == ware.value or words <= _stems(o) for o in options)
+
+
+def _fitting(
+    actions: Sequence[GameAction], likeness: Sequence[float], floor: float
+) -> GameAction | None:
+    """The action nearest the line, if from `floor` and MARGIN ahead of the next."""
+    order = np.argsort(-np.asarray(likeness))
+    best = float(likeness[order[0]])
+    second = float(likeness[order[1]]) if len(actions) > 1 else -1.0
+    return actions[int(order[0])] if best >= floor and best >= second + MARGIN else None
+
+
+def declared_wares(actions: Sequence[GameAction]) -> list[Ware]:
+    """The options of every declared ITEM argument, as wares at their price (or their
+    action's), each keeping its action's name in `grounds`."""
+    wares = []
+    for action in actions:
+        for option in action.items:
+            price = option.price or action.price
+            verb = action.name.replace("_", " ")
+            grounds = f"I {verb} {option.said} for {amount(price, action.currency)}"
+            wares.append(
+                Ware(grounds, option.said, price, action.currency, 0, option.value, action.name)
+            )
+    return wares
+
+
+def _asks_about(line: str) -> bool:
+    """Whether a line asks about prices or wares rather than for one: "how much ...?",
+    "what's the fee?", "what are you asking for the Gull?", "do you sell rope?", "got
+    any hooks?" (a question of having opened by an auxiliary, not by a modal: "would you
+    sell me a hatchet?" asks for one)."""
+    if asked_for(line) in (Slot.AMOUNT, Slot.COUNT):
+        return True
+    words = lower_words(line)
+    if not words:
+        return False
+    question = line.rstrip().endswith("?") or words[0].partition("'")[0] in WH_WORDS
+    lemmas = {x for w in words for forms in getAllLemmas(w).values() for x in forms}
+    if question and lemmas & PRICING:
+        return True
+    opened = words[0] in AUX_FORMS or words[:2] in (["got", "any"], ["got", "some"])
+    return question and opened and bool(lemmas & (TRADE_VERBS | HAVING))
+
+
+# Words that ask a price ("what do you charge", "what's the fee", "what are you asking").
+PRICING = frozenset(("cost", "charge", "price", "fee", "ask"))
+
+
+def _told(
+    scene: Scene,
+    orders: Sequence[tuple[int, Ware]],
+    wares: Sequence[Ware],
+    nearest: GameAction | None,
+) -> Answer:
+    """Prices and wares said, nothing chosen: of the wares named, unless the action the
+    line is nearest is another one that has a price ("what would a cake to order cost?"
+    to one who sells cakes and bakes them to order); else what it sells."""
+    line = scene.heard.text
+    if orders and (nearest is None or nearest.name == orders[0][1].action):
+        said = total(orders) if len(orders) > 1 or orders[0][0] > 1 else price_of(orders[0][1])
+        return Answer((said,), (said,), answered=True)
+    if nearest is not None and (price := _priced(nearest, _named(scene, nearest))):
+        said = sentence(f"It's {amount(price, nearest.currency)}")
+        return Answer((said,), (nearest.description,), answered=True)
+    things = not_sold(line, wares)
+    listed = [sentence(f"No, I don't sell {things[0]}")] if things else []
+    if wares:
+        listed.append(catalogue(wares[:WARES]))
+    return Answer(tuple(listed), tuple(listed), answered=True) if listed else Answer(())
+
+
+def _named(scene: Scene, action: GameAction) -> dict[str, str]:
+    """The options of an action's arguments that the line names, by argument."""
+    said = _stems_of(scene.heard.text)
+    named = {}
+    for argument in action.arguments:
+        found = [o for o in argument.options if _distinct(o, argument) & said]
+        if len(found) == 1:
+            named[argument.name] = found[0].value
+    return named
+
+
+async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
+    """The first ware ordered, bought with the action that sells it, at its price times
+    how many (within a NUMBER argument's bounds, when the action has one); an offer
+    below its price is turned down and chooses nothing."""
+    count, ware = orders[0]
+    offer = offered(scene.heard.text, orders)
+    if offer is not None and offer < ware.price:
+        said = holding(ware)
+        return Answer((said,), (said,), answered=True)
+    action = next(a for a in scene.agent.actions if a.name == ware.action)
+    item = action.argument(ArgumentType.ITEM)
+    assert item is not None
+    arguments = {item.name: ware.value}
+    quantity = action.argument(ArgumentType.NUMBER)
+    if quantity is not None:  # else the game learns how many by the price alone
+        count = min(max(count, quantity.low), quantity.high)
+        arguments[quantity.name] = str(count)
+    arguments |= await _rest(scene, action, arguments)
+    bought = [(count, ware)]
+    said = total(bought) if count > 1 else price_of(ware)
+    verb = action.name.split("_")[0]
+    deed = Deed(action, arguments, count * ware.price, f"{verb} {counted(count, ware.item)} to")
+    return Answer(("Of course.", said), (said,), answered=True, deed=deed)
+
+
+async def _granted(scene: Scene, action: GameAction) -> Answer:
+    """A request granted with the action: its arguments, its price said."""
+    arguments = await _rest(scene, action, {})
+    done = promised(scene.heard.text)
+    said = [sentence(f"Of course, I'll {done}") if done else "Of course."]
+    price = _priced(action, arguments)
+    if price:
+        said.append(sentence(f"That's {amount(price, action.currency)}"))
+    deed = Deed(action, arguments, price, _agreed(action, arguments))
+    return Answer(tuple(said), (action.description,), answered=True, deed=deed)
+
+
+def _priced(action: GameAction, arguments: dict[str, str]) -> float:
+    """What the action costs with these arguments: a chosen ITEM option's price (times
+    a NUMBER argument's count), else the action's own price."""
+    numbers = [a.name for a in action.arguments if a.type is ArgumentType.NUMBER]
+    count = int(arguments.get(numbers[0]) or 1) if numbers else 1
+    item = action.argument(ArgumentType.ITEM)
+    chosen = [
+        o
+        for o in (item.options if item else ())
+        if o.value == arguments.get(item.name if item else "")
+    ]
+    each = chosen[0].price if chosen and chosen[0].price else action.price
+    return count * each
+
+
+async def _threatened(scene: Scene) -> Answer | None:
+    """The declared action nearest to answering a threat, if one is near enough."""
+    actions = scene.agent.actions
+    vectors = await scene.embed([ANSWERING_A_THREAT, *(a.description for a in actions)])
+    likeness = vectors[1:] @ vectors[0]
+    best = int(np.argmax(likeness))
+    if likeness[best] < THREAT_FITS:
+        return None
+    action = actions[best]
+    arguments = await _rest(scene, action, {})
+    said = ("I won't stand for that.",)
+    deed = Deed(action, arguments, 0.0, _agreed(action, arguments))
+    return Answer(said, (action.description,), answered=True, deed=deed)
+
+
+def _described(action: GameAction) -> str:
+    """An action as a request is compared with: its description, and what it may take
+    ("open one of the town gates: the east gate, the west gate")."""
+    said = [o.said for a in action.arguments for o in a.options][:8]
+    return f"{action.description}: {', '.join(said)}" if said else action.description
+
+
+async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict[str, str]:
+    """A value for each argument not `given`: the option the line names, else the only
+    one, else the speaker where it is one, else the model's pick among the declared
+    values; a NUMBER, the number the line says within its bounds, else its lowest."""
+    words = lower_words(scene.heard.text)
+    said = {stem(w) for w in words}
+    values = {}
+    for argument in action.arguments:
+        if argument.name in given:
+            continue
+        if argument.type is ArgumentType.NUMBER:
+            values[argument.name] = str(_number(words, argument))
+            continue
+        named = [o for o in argument.options if _distinct(o, argument) & said]
+        if len(named) == 1:
+            values[argument.name] = named[0].value
+        elif len(argument.options) == 1:
+            values[argument.name] = argument.options[0].value
+        elif scene.speaker_id in (o.value for o in argument.options):
+            values[argument.name] = scene.speaker_id
+        else:
+            options = named or list(argument.options)
+            question = (
+                f"{scene.heard.text}\nWhich {argument.name.replace('_', ' ')} does this mean?"
+            )
+            values[argument.name] = await scene.pick(question, [o.value for o in options])
+    return values
+
+
+def _stems(option: ActionOption) -> set[str]:
+    """An option's content words as stems, from its value and its label."""
+    words = lower_words(f"{option.value.replace('_', ' ')} {option.said}")
+    return {stem(w) for w in words if content_word(w)}
+
+
+def _distinct(option: ActionOption, argument: ActionArgument) -> set[str]:
+    """The stems of an option that not every other option of its argument has too
+    ("east", not "gate", of "the east gate" beside "the west gate")."""
+    others = [_stems(o) for o in argument.options if o is not option]
+    shared = set.intersection(*others) if others else set()
+    return _stems(option) - shared
+
+
+def _number(words: Sequence[str], argument: ActionArgument) -> int:
+    for word in words:
+        n = int(word) if word.isdigit() else NUMERALS.get(word)
+        if n is not None and word not in ("a", "an") and argument.low <= n <= argument.high:
+            return n
+    return argument.low
+
+
+def _agreed(action: GameAction, arguments: dict[str, str]) -> str:
+    """What the NPC agreed to, as its memory says it: the description with the labels
+    of the options chosen ("open one of the town gates (the east gate)")."""
+    labels = [
+        o.said for a in action.arguments for o in a.options if arguments.get(a.name) == o.value
+    ]
+    what = f"{action.description} ({', '.join(labels)})" if labels else action.description
+    return f"{what} for"

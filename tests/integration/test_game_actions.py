@@ -1,0 +1,202 @@
+"""Game actions chosen in conversation, with the real default models, through a real
+`npc-brain serve` on both doors: a space station's quartermaster declares what she can
+do over gRPC, a desert trader over HTTP/JSON. The NPC chooses among what was declared
+(arguments included) and says the price it asks; a question about a price chooses
+nothing; a request outside the actions is declined; a reported sale is remembered and
+told back."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from npc_brain.v1 import brain_pb2 as pb
+from tests.integration.server_process import ServerProcess
+
+pytestmark = pytest.mark.integration
+NOW = 7_000_000_000  # 2191-10-26, a game clock far from the demo's
+RATIONS = pb.ActionOption(value="ration_pack", label="a ration pack", price=4)
+CANISTER = pb.ActionOption(value="oxygen_canister", label="an oxygen canister", price=30)
+SIZES = [pb.ActionOption(value=v, label=f"a {v} suit") for v in ("small", "medium", "large")]
+QUARTERMASTER = [
+    pb.GameAction(
+        name="sell",
+        description="sell one of the station stores",
+        arguments=[pb.ActionArgument(name="item", type=pb.ITEM, options=[RATIONS, CANISTER])],
+        currency="credits",
+    ),
+    pb.GameAction(
+        name="issue_suit",
+        description="issue the asker a vacuum suit from the locker",
+        arguments=[pb.ActionArgument(name="size", type=pb.CHOICE, options=SIZES)],
+    ),
+]
+
+
+def _at(seconds: int) -> Timestamp:
+    return Timestamp(seconds=seconds)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, str]]:
+    process = ServerProcess(tmp_path_factory.mktemp("actions"), "--http-port", "0")
+    assert process.process.stdout is not None
+    line = process.process.stdout.readline()
+    assert "serving HTTP/JSON on" in line, line
+    process.stub.UpsertAgent(
+        pb.UpsertAgentRequest(
+            world_id="kestrel",
+            agent_id="ines",
+            persona=pb.Persona(
+                name="Ines Varga",
+                age=41,
+                innate="patient, dry-humoured",
+                learned="quartermaster of Relay Station Kestrel, who keeps the station stores",
+                home_address="Kestrel:Stores:counter",
+                pronouns="she",
+            ),
+            game_time=_at(NOW),
+            actions=QUARTERMASTER,
+        )
+    )
+    yield process, "http://" + line.rsplit(" ", 1)[1].strip()
+    process.stop()
+
+
+def _say(process: ServerProcess, text: str, at: int) -> pb.Utterance:
+    events = list(
+        process.stub.Converse(
+            pb.ConverseRequest(
+                world_id="kestrel",
+                agent_id="ines",
+                game_time=_at(at),
+                speaker_id="player",
+                utterance=text,
+            ),
+            timeout=120,
+        )
+    )
+    tokens = "".join(e.token for e in events if e.WhichOneof("event") == "token")
+    final = events[-1].final
+    assert tokens == final.text
+    return final
+
+
+def test_the_agent_keeps_its_declared_actions(server: tuple[ServerProcess, str]) -> None:
+    process, _ = server
+    agent = process.stub.GetAgent(pb.GetAgentRequest(world_id="kestrel", agent_id="ines"))
+    assert [a.name for a in agent.actions] == ["sell", "issue_suit"]
+
+
+def test_a_purchase_is_chosen_priced_and_remembered(server: tuple[ServerProcess, str]) -> None:
+    process, _ = server
+    bought = _say(process, "I'll take two ration packs, please", NOW + 60)
+    chosen = bought.game_action
+    assert (chosen.name, dict(chosen.arguments), chosen.price) == (
+        "sell",
+        {"item": "ration_pack"},
+        8,
+    )
+    assert "8 credits" in bought.text and chosen.action_id
+    memory = process.stub.ReportOutcome(
+        pb.ReportOutcomeRequest(
+            world_id="kestrel",
+            agent_id="ines",
+            action_id=chosen.action_id,
+            done=True,
+            detail="The player paid 8 credits.",
+            game_time=_at(NOW + 90),
+        )
+    )
+    assert "ration pack" in memory.description and memory.kind == pb.OBSERVATION
+    asked = _say(process, "What did you sell me?", NOW + 600)
+    assert "ration pack" in asked.text and "8" in asked.text, asked.text
+    assert not asked.HasField("game_action")
+
+
+def test_an_argument_is_one_of_the_declared_values(server: tuple[ServerProcess, str]) -> None:
+    process, _ = server
+    suited = _say(process, "Could you issue me a vacuum suit? Medium, please.", NOW + 900)
+    assert suited.game_action.name == "issue_suit", suited.text
+    assert dict(suited.game_action.arguments) == {"size": "medium"}
+
+
+def test_a_price_question_or_an_undeclared_request_chooses_nothing(
+    server: tuple[ServerProcess, str],
+) -> None:
+    process, _ = server
+    priced = _say(process, "How much is an oxygen canister?", NOW + 1200)
+    assert not priced.HasField("game_action") and "30 credits" in priced.text, priced.text
+    declined = _say(process, "Can you fly my ship to Mars for me?", NOW + 1500)
+    assert not declined.HasField("game_action")
+    assert "of course" not in declined.text.lower(), declined.text
+
+
+def _post(url: str, method: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        f"{url}/v1/{method}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        text = answer.read().decode()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_the_http_door_declares_chooses_and_reports_alike(
+    server: tuple[ServerProcess, str],
+) -> None:
+    _, url = server
+    water = {"value": "water_skin", "label": "a water skin", "price": 3}
+    (agent,) = _post(
+        url,
+        "UpsertAgent",
+        {
+            "world_id": "dunes",
+            "agent_id": "oda",
+            "persona": {"name": "Oda Vance", "learned": "keeps the trading post at Dry Wells"},
+            "actions": [
+                {
+                    "name": "sell",
+                    "description": "sell one of my wares",
+                    "arguments": [{"name": "item", "type": "ITEM", "options": [water]}],
+                    "currency": "shells",
+                }
+            ],
+        },
+    )
+    assert agent["actions"][0]["arguments"][0]["type"] == "ITEM"
+    events = _post(
+        url,
+        "Converse",
+        {
+            "world_id": "dunes",
+            "agent_id": "oda",
+            "game_time": "2191-10-26T08:00:00Z",
+            "speaker_id": "player",
+            "utterance": "A water skin, please. The sun is brutal.",
+        },
+    )
+    chosen = events[-1]["final"]["game_action"]
+    assert (chosen["name"], chosen["arguments"], chosen["price"]) == (
+        "sell",
+        {"item": "water_skin"},
+        3,
+    )
+    (memory,) = _post(
+        url,
+        "ReportOutcome",
+        {
+            "world_id": "dunes",
+            "agent_id": "oda",
+            "action_id": chosen["action_id"],
+            "done": True,
+            "game_time": "2191-10-26T08:01:00Z",
+        },
+    )
+    assert memory["description"] == "Oda Vance sold a water skin to player for 3 shells."

@@ -1,0 +1,281 @@
+"""Game actions with fakes: declarations checked field by field, kept with the agent
+through a restart, chosen only among what was declared (a property test over random
+declarations and lines), and their outcomes remembered once."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from npc_brain import game_actions
+from npc_brain.action import Line
+from npc_brain.errors import InvalidArgument, NotFound
+from npc_brain.game_actions import (
+    ActionArgument,
+    ActionOption,
+    ArgumentType,
+    ChosenAction,
+    GameAction,
+    Offer,
+)
+from npc_brain.llm.fakes import SchemaChat
+from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
+from npc_brain.mind.talk.deeds import _asks_about, _head
+from npc_brain.mind.talk.outcomes import outcome_text
+from npc_brain.mind.talk.trade import Ware
+from npc_brain.persona import Persona
+from tests.conftest import make_brain
+
+NOW = 2_000_000_000.0
+NUMBER = ArgumentType.NUMBER
+TRADER = Persona("Oda Vance", 50, "shrewd", "keeps the trading post at Dry Wells", pronouns="she")
+WATER = ActionOption("water_skin", "a water skin", 3)
+SELL = GameAction(
+    "sell",
+    "sell one of my wares",
+    (
+        ActionArgument(
+            "item", ArgumentType.ITEM, (WATER, ActionOption("rope", "a coil of rope", 2))
+        ),
+        ActionArgument("count", ArgumentType.NUMBER, (), 1, 10),
+    ),
+    currency="shells",
+)
+GUIDE = GameAction(
+    "guide",
+    "lead the asker across the dunes to an oasis",
+    (
+        ActionArgument(
+            "oasis",
+            ArgumentType.PLACE,
+            (
+                ActionOption("red_oasis", "the red oasis"),
+                ActionOption("salt_oasis", "the salt oasis"),
+            ),
+        ),
+    ),
+    price=20,
+    currency="shells",
+)
+
+
+def _converse(brain: object, line: str, actions: tuple[GameAction, ...] = ()) -> Line:
+    async def talk() -> Line:
+        final = None
+        async for event in brain.converse("w", "oda", NOW, "player", line, actions=actions):  # type: ignore[attr-defined]
+            if isinstance(event, Line):
+                final = event
+        assert final is not None
+        return final
+
+    return asyncio.run(talk())
+
+
+@pytest.mark.parametrize(
+    ("actions", "field"),
+    [
+        ((GameAction("Sell!", "d"),), "actions[0].name"),
+        ((GameAction("sell", ""),), "actions[0].description"),
+        ((GameAction("sell", "x" * 501),), "actions[0].description"),
+        ((GameAction("a", "d"), GameAction("a", "e")), "actions[1].name"),
+        ((GameAction("a", "d", price=-1),), "actions[0].price"),
+        ((GameAction("a", "d", price=float("nan")),), "actions[0].price"),
+        ((GameAction("a", "d", (ActionArgument("x", None),)),), "actions[0].arguments[0].type"),
+        (
+            (GameAction("a", "d", (ActionArgument("x", ArgumentType.ITEM),)),),
+            "actions[0].arguments[0].options",
+        ),
+        (
+            (GameAction("a", "d", (ActionArgument("n", ArgumentType.NUMBER, (WATER,), 1, 2),)),),
+            "actions[0].arguments[0].options",
+        ),
+        (
+            (GameAction("a", "d", (ActionArgument("n", ArgumentType.NUMBER, (), 5, 1),)),),
+            "actions[0].arguments[0].max",
+        ),
+        (
+            (GameAction("a", "d", (ActionArgument("x", ArgumentType.ITEM, (WATER, WATER)),)),),
+            "actions[0].arguments[0].options[1].value",
+        ),
+        (
+            (
+                GameAction(
+                    "a", "d", tuple(ActionArgument(f"x{i}", ArgumentType.NUMBER) for i in range(5))
+                ),
+            ),
+            "actions[0].arguments",
+        ),
+    ],
+)
+def test_a_bad_declaration_is_refused_naming_its_field_and_stores_nothing(
+    tmp_path: Path, actions: tuple[GameAction, ...], field: str
+) -> None:
+    brain = make_brain(tmp_path)
+    try:
+        with pytest.raises(InvalidArgument) as refused:
+            asyncio.run(brain.upsert_agent("w", "oda", TRADER, NOW, actions=actions))
+        assert refused.value.field == field
+        assert "w" not in brain.world_ids()
+    finally:
+        brain.close()
+
+
+def test_declared_actions_are_kept_with_the_agent_and_replaced_by_the_next_upsert(
+    tmp_path: Path,
+) -> None:
+    brain = make_brain(tmp_path)
+    asyncio.run(brain.upsert_agent("w", "oda", TRADER, NOW, actions=(SELL, GUIDE)))
+    brain.close()
+    again = make_brain(tmp_path)
+    try:
+        assert asyncio.run(again.get_agent("w", "oda")).actions == (SELL, GUIDE)
+        asyncio.run(again.upsert_agent("w", "oda", TRADER, NOW))
+        assert asyncio.run(again.get_agent("w", "oda")).actions == ()
+    finally:
+        again.close()
+
+
+def test_a_store_from_before_game_actions_reads_its_agents_with_none() -> None:
+    db = sqlite3.connect(":memory:")
+    for migration in MIGRATIONS[: MIGRATIONS.index(m010_game_actions)]:
+        migration(db)
+    db.execute(
+        "INSERT INTO agents (agent_id, persona_json, reflection_enabled, planning_enabled)"
+        " VALUES ('oda', '{}', 1, 1)"
+    )
+    m010_game_actions(db)
+    (actions,) = db.execute("SELECT actions_json FROM agents").fetchone()
+    assert game_actions.loads(actions) == ()
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    line=st.sampled_from(
+        [
+            "I'll take two water skins",
+            "three coils of rope please",
+            "can you guide me to the salt oasis?",
+            "take me across the dunes",
+            "how much is a water skin?",
+            "give me everything or I burn this place",
+            "hello!",
+            "what do you think of the weather?",
+        ]
+    )
+    | st.text(max_size=60),
+    count_max=st.integers(min_value=1, max_value=5),
+)
+def test_only_declared_actions_and_values_are_ever_chosen(
+    tmp_path_factory: pytest.TempPathFactory, line: str, count_max: int
+) -> None:
+    if not line.strip() or "\x00" in line:
+        return
+    sell = GameAction(
+        "sell",
+        SELL.description,
+        (SELL.arguments[0], ActionArgument("count", ArgumentType.NUMBER, (), 1, count_max)),
+        currency="shells",
+    )
+    declared = (sell, GUIDE)
+    brain = make_brain(tmp_path_factory.mktemp("fuzz"), SchemaChat(text="sure"))
+    try:
+        asyncio.run(brain.upsert_agent("w", "oda", TRADER, NOW, actions=declared))
+        chosen = _converse(brain, line).game_action
+        if chosen is None:
+            return
+        action = next(a for a in declared if a.name == chosen.name)
+        assert set(chosen.arguments) == {a.name for a in action.arguments}
+        for argument in action.arguments:
+            value = chosen.arguments[argument.name]
+            if argument.type is ArgumentType.NUMBER:
+                assert argument.low <= int(value) <= argument.high
+            else:
+                assert value in {o.value for o in argument.options}
+        assert chosen.price >= 0 and chosen.currency == "shells"
+    finally:
+        brain.close()
+
+
+def test_a_purchase_is_chosen_priced_said_and_remembered_once_reported(tmp_path: Path) -> None:
+    brain = make_brain(tmp_path, SchemaChat(text="sure"))
+    try:
+        asyncio.run(brain.upsert_agent("w", "oda", TRADER, NOW, actions=(SELL, GUIDE)))
+        final = _converse(brain, "I'll take two water skins")
+        chosen = final.game_action
+        assert chosen is not None
+        assert (chosen.name, chosen.arguments, chosen.price) == (
+            "sell",
+            {"item": "water_skin", "count": "2"},
+            6,
+        )
+        assert "6 shells" in final.text
+        memory = asyncio.run(
+            brain.report_outcome("w", "oda", chosen.action_id, True, "paid in shells", NOW + 60)
+        )
+        assert memory.description == (
+            "Oda Vance sold two water skins to player for 6 shells. Paid in shells."
+        )
+        repeat = asyncio.run(
+            brain.report_outcome("w", "oda", chosen.action_id, False, "", NOW + 120)
+        )
+        assert repeat.memory_id == memory.memory_id
+        with pytest.raises(NotFound):
+            asyncio.run(brain.report_outcome("w", "oda", "nope", True, "", NOW))
+    finally:
+        brain.close()
+
+
+def test_actions_given_for_one_call_replace_the_stored_ones(tmp_path: Path) -> None:
+    brain = make_brain(tmp_path, SchemaChat(text="sure"))
+    try:
+        asyncio.run(brain.upsert_agent("w", "oda", TRADER, NOW, actions=(GUIDE,)))
+        assert _converse(brain, "I'll take two water skins", (SELL,)).game_action is not None
+        assert _converse(brain, "I'll take two water skins").game_action is None
+    finally:
+        brain.close()
+
+
+def test_an_outcome_is_remembered_in_plain_words() -> None:
+    chosen = ChosenAction("a1", "guide", {"oasis": "red_oasis"}, 20, "shells")
+    offer = Offer(chosen, "oda", "mara", "lead the asker to an oasis (the red oasis) for", NOW)
+    assert outcome_text("Oda Vance", "Mara Quill", offer, True, "") == (
+        "Oda Vance led the asker to an oasis (the red oasis) for Mara Quill for 20 shells."
+    )
+    assert outcome_text("Oda Vance", "Mara Quill", offer, False, "a sandstorm") == (
+        "Oda Vance agreed to lead the asker to an oasis (the red oasis) for Mara Quill for "
+        "20 shells, but it did not happen. A sandstorm."
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "asks"),
+    [
+        ("how much is a water skin?", True),
+        ("what's the fee?", True),
+        ("what are you asking for the camel?", True),
+        ("do you sell rope?", True),
+        ("got any rope?", True),
+        ("would you sell me some rope?", False),
+        ("can I have a water skin?", False),
+        ("two water skins please", False),
+    ],
+)
+def test_a_question_about_prices_or_wares_is_told_not_sold(line: str, asks: bool) -> None:
+    assert _asks_about(line) is asks
+
+
+def test_a_ware_is_named_by_its_head() -> None:
+    def head(item: str) -> set[str]:
+        return _head(Ware("", item, 1, ""))
+
+    assert head("a room for the night") == {"room"}
+    assert head("a bottle of plum brandy") == {"bottl", "brandi"}
+    assert head("hand net") == {"net"}
+    assert head("mooring, per week") == {"moor"}
