@@ -28,12 +28,15 @@ var _bubble_left: float = 0.0
 var _answering: bool = false
 
 
-func _init(persona: NpcPersona, id: StringName, tint: Color) -> void:
+func _init(
+	persona: NpcPersona, id: StringName, tint: Color, actions: Array[NpcGameAction] = []
+) -> void:
 	color = tint
 	name = String(id)
 	agent = NpcBrainAgent.new()
 	agent.agent_id = id
 	agent.persona = persona
+	agent.game_actions = actions
 	agent.think_interval = 2.0
 	add_child(agent)
 
@@ -53,6 +56,7 @@ func _ready() -> void:
 	agent.reply_updated.connect(_on_agent_reply_updated)
 	agent.reply_finished.connect(_on_agent_reply_finished)
 	agent.request_failed.connect(_on_agent_request_failed)
+	agent.action_requested.connect(_on_agent_action_requested)
 
 
 func _process(delta: float) -> void:
@@ -120,6 +124,18 @@ func _on_agent_reply_updated(token: String) -> void:
 func _on_agent_reply_finished(text: String) -> void:
 	_answering = false
 	show_bubble(text)
+
+
+## The NPC chose one of its game actions: the demo "does" it (shows it above the NPC)
+## and tells the NPC it happened, so it remembers what it sold or opened.
+func _on_agent_action_requested(action_name: String, args: Dictionary, id: String) -> void:
+	var price: float = float(agent.requested_action.get("price", 0.0))
+	var what: String = ", ".join(args.values())
+	var paid: String = (
+		" for %s %s" % [price, agent.requested_action.get("currency", "")] if price > 0 else ""
+	)
+	_status.text = "%s\n[%s %s%s]" % [agent.persona.name, action_name, what, paid]
+	agent.report_outcome(id, true, "Done in the demo town%s." % paid)
 
 
 func _on_agent_request_failed(status: String, message: String) -> void:

@@ -36,7 +36,8 @@ func _ready() -> void:
 		),
 		&"isabella",
 		Color.TOMATO,
-		Vector2(150, 170)
+		Vector2(150, 170),
+		_cafe_actions()
 	)
 	_add_npc(
 		_persona(
@@ -63,6 +64,29 @@ func _ready() -> void:
 		Vector2(370, 400)
 	)
 	_select(_npcs[0])
+
+
+## What Isabella can do when asked: sell from the cafe's menu, open the back door.
+static func _cafe_actions() -> Array[NpcGameAction]:
+	var menu := NpcActionArgument.new()
+	menu.name = "item"
+	menu.type = NpcActionArgument.Type.ITEM
+	for item: Array in [["coffee", "a cup of coffee", 3.0], ["croissant", "a croissant", 4.0]]:
+		var option := NpcActionOption.new()
+		option.value = item[0]
+		option.label = item[1]
+		option.price = item[2]
+		menu.options.append(option)
+	var sell := NpcGameAction.new()
+	sell.name = "sell"
+	sell.description = "sell food and drink from the cafe menu"
+	sell.arguments = [menu]
+	sell.currency = "coins"
+	var open := NpcGameAction.new()
+	open.name = "open_back_door"
+	open.description = "open the cafe's back door onto the alley"
+	var actions: Array[NpcGameAction] = [sell, open]
+	return actions
 
 
 func _process(delta: float) -> void:
@@ -113,8 +137,14 @@ func _persona(
 	return persona
 
 
-func _add_npc(persona: NpcPersona, id: StringName, tint: Color, at: Vector2) -> void:
-	var npc := DemoNpc.new(persona, id, tint)
+func _add_npc(
+	persona: NpcPersona,
+	id: StringName,
+	tint: Color,
+	at: Vector2,
+	actions: Array[NpcGameAction] = []
+) -> void:
+	var npc := DemoNpc.new(persona, id, tint, actions)
 	npc.position = at
 	add_child(npc)
 	npc.agent.visible_addresses = PackedStringArray(PLACES.keys())

@@ -4,6 +4,7 @@ extends GutTest
 ## against the fault gateway it reports failures; in the editor it says what is missing.
 
 const Support := preload("res://tests/support.gd")
+const GameActions := preload("res://tests/test_npc_game_action.gd")
 
 
 func test_an_agent_registers_talks_and_thinks() -> void:
@@ -52,6 +53,36 @@ func test_an_agent_registers_talks_and_thinks() -> void:
 		assert_string_contains(action.address, "the Ville")
 		assert_almost_eq(action.start_unix, Support.T0, 86400.0, "a game time of that day")
 		assert_eq(get_signal_parameters(agent, "action_changed")[0], action)
+	assert_signal_not_emitted(agent, "request_failed")
+
+
+func test_an_agent_sells_what_it_declares_and_reports_it() -> void:
+	var brain: NpcBrainClient = Support.live_autoload(self)
+	if brain == null:
+		pending("needs a real npc-brain serve (tests/web/run.py)")
+		return
+	brain.game_time_unix = Support.T0
+	var agent := NpcBrainAgent.new()
+	agent.agent_id = &"bram"
+	agent.world_id = Support.WORLD
+	agent.persona = Support.persona("Bram Holt", "the Ville:Johnson Park")
+	agent.thinking = false
+	var sale: NpcGameAction = GameActions.horseshoe_sale()
+	agent.game_actions = [sale]
+	watch_signals(agent)
+	add_child_autofree(agent)
+	assert_true(await wait_for_signal(agent.registered, 30.0), "registered")
+	assert_true(agent.say("I'll take two horseshoes, please"))
+	assert_true(await wait_for_signal(agent.action_requested, Support.MODEL_WAIT_S), "chosen")
+	var chosen: Array = get_signal_parameters(agent, "action_requested")
+	assert_eq(chosen[0], "sell")
+	assert_eq(chosen[1], {"item": "horseshoe"})
+	assert_ne(chosen[2], "", "an id to report")
+	assert_almost_eq(float(agent.requested_action["price"]), 4.0, 0.001, "two at 2 coins")
+	var reported := agent.report_outcome(chosen[2], true, "The player paid 4 coins.")
+	assert_true(await wait_until(reported.is_done, 30.0), "ReportOutcome ends")
+	assert_eq(reported.status, "OK", reported.error_text())
+	assert_string_contains(String(reported.response.get("description", "")), "horseshoe")
 	assert_signal_not_emitted(agent, "request_failed")
 
 

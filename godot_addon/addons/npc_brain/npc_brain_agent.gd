@@ -27,11 +27,18 @@ signal conversation_ended
 signal registered(agent: Dictionary)
 ## A request of this agent failed; [param status] is the gRPC status name.
 signal request_failed(status: String, message: String)
+## In its reply the NPC chose one of its [member game_actions]: [param action_name] with
+## [param args] ({argument name: option value, or a NUMBER's digits}). Do it, then call
+## [method report_outcome] with [param id]. [member requested_action] has its price.
+signal action_requested(action_name: String, args: Dictionary, id: String)
 
 ## The agent's id on the server (1-64 of A-Z a-z 0-9 _ . -); empty: the parent's name.
 @export var agent_id: StringName = &""
 ## The world the agent lives in; empty: the client's world ("default" on the server).
 @export var world_id: StringName = &""
+## What the game can make the NPC do when asked (sell, open a door); sent with the
+## persona. The NPC chooses only among these ([signal action_requested]).
+@export var game_actions: Array[NpcGameAction] = []
 ## Who the NPC is; sent to the server on ready.
 @export var persona: NpcPersona:
 	set(value):
@@ -58,6 +65,9 @@ var action: NpcAction = null
 var is_registered: bool = false
 ## The client this agent talks through; null: the [code]NpcBrain[/code] autoload.
 var client: NpcBrainClient = null
+## The last game action the NPC chose, as the server sent it: action_id, name,
+## arguments, price (what it asked, a price times how many) and currency; {} if none.
+var requested_action: Dictionary = {}
 
 var _in_flight: NpcBrainCall = null
 var _observations: Array[Dictionary] = []
@@ -138,6 +148,25 @@ func say(text: String, speaker_id: String = "player") -> bool:
 	return true
 
 
+## Tells the NPC what became of an action it chose ([signal action_requested]): it
+## remembers it ("Bram Holt sold two horseshoes to player for 4 coins."). Safe to send
+## again; its call answers the Memory stored. Does not wait for other requests.
+func report_outcome(action_id: String, done: bool, detail: String = "") -> NpcBrainCall:
+	var brain: NpcBrainClient = _client()
+	if brain == null:
+		return null
+	var body := NpcBrainRequests.report_outcome(
+		_world(brain), agent_id, action_id, done, detail, _game_time(brain)
+	)
+	var reporting := brain.send("ReportOutcome", body)
+	reporting.finished.connect(
+		func(done_call: NpcBrainCall) -> void:
+			if not done_call.is_ok():
+				_report(done_call)
+	)
+	return reporting
+
+
 ## Whether a request of this agent is in flight.
 func is_busy() -> bool:
 	return _in_flight != null
@@ -210,7 +239,9 @@ func _register() -> void:
 	if brain == null:
 		return
 	_since_think = 0.0
-	var body := NpcBrainRequests.upsert_agent(_world(brain), agent_id, persona, _game_time(brain))
+	var body := NpcBrainRequests.upsert_agent(
+		_world(brain), agent_id, persona, _game_time(brain), game_actions
+	)
 	_in_flight = brain.send("UpsertAgent", body)
 	_in_flight.finished.connect(_on_upsert_call_finished)
 
@@ -272,6 +303,11 @@ func _on_converse_call_finished(brain_call: NpcBrainCall) -> void:
 		return
 	var final: Dictionary = brain_call.response.get("final", {})
 	reply_finished.emit(String(final.get("text", _reply)))
+	var chosen: Dictionary = final.get("game_action", {})
+	if not chosen.is_empty():
+		requested_action = chosen
+		var args: Dictionary = chosen.get("arguments", {})
+		action_requested.emit(String(chosen["name"]), args, String(chosen["action_id"]))
 	if final.get("end_conversation", false):
 		conversation_ended.emit()
 

@@ -32,16 +32,27 @@ static func observation(text: String, address: String = "", importance: int = 0)
 	return body
 
 
-## UpsertAgentRequest: creates or replaces the agent's persona.
+## UpsertAgentRequest: creates or replaces the agent's persona and the game actions it
+## may choose in conversation (replaced too: none given, none kept).
 static func upsert_agent(
-	world_id: String, agent_id: String, persona: NpcPersona, game_time_unix: float
+	world_id: String,
+	agent_id: String,
+	persona: NpcPersona,
+	game_time_unix: float,
+	actions: Array[NpcGameAction] = []
 ) -> Dictionary:
-	return {
+	var body := {
 		"world_id": world_id,
 		"agent_id": agent_id,
 		"persona": persona.to_dict(),
 		"game_time": timestamp(game_time_unix),
 	}
+	if not actions.is_empty():
+		var declared: Array[Dictionary] = []
+		for action: NpcGameAction in actions:
+			declared.append(action.to_dict())
+		body["actions"] = declared
+	return body
 
 
 ## GetAgentRequest.
@@ -119,6 +130,26 @@ static func converse(
 		"speaker_id": speaker_id,
 		"utterance": utterance,
 		"interview": interview,
+	}
+
+
+## ReportOutcomeRequest: what became of the game action [param action_id] the agent
+## chose; [param detail] in the game's words ("the player paid 2 coins").
+static func report_outcome(
+	world_id: String,
+	agent_id: String,
+	action_id: String,
+	done: bool,
+	detail: String,
+	game_time_unix: float
+) -> Dictionary:
+	return {
+		"world_id": world_id,
+		"agent_id": agent_id,
+		"action_id": action_id,
+		"done": done,
+		"detail": detail,
+		"game_time": timestamp(game_time_unix),
 	}
 
 
