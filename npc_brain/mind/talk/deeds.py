@@ -109,10 +109,13 @@ async def deed_answer(scene: Scene) -> Answer | None:
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     if orders and (asking or max(likeness) >= STRONG_FITS or orders[0][0] > 1):
         # a ware named is bought, unless the line asks for another action on it ("mend
-        # my hand net" to one who sells and mends nets)
-        if nearest.name == orders[0][1].action or not _takes(nearest, orders[0][1]):
-            return await _bought(scene, orders)
-        return await _granted(scene, nearest)
+        # my hand net" to one who sells and mends nets) or is far nearer another ("would
+        # you bake her a birthday cake?" to one who sells honey cakes and bakes to order)
+        selling = next(i for i, a in enumerate(actions) if a.name == orders[0][1].action)
+        nearer = max(likeness) - likeness[selling] >= FAR_NEARER
+        if nearest.name != orders[0][1].action and (_takes(nearest, orders[0][1]) or nearer):
+            return await _granted(scene, nearest)
+        return await _bought(scene, orders)
     if (best := _fitting(actions, likeness, FITS if asking else STRONG_FITS)) is not None:
         return await _granted(scene, best)
     if heard.act is Act.TRADE and wares:
@@ -126,6 +129,7 @@ STRONG_FITS = 0.5  # cosine from which a line that is not a request asks for an 
 # cosine from which a line read as a threat is a request for the action after all (a
 # threat demands a thing, and is near what gives it, but rarely so near)
 MISREAD_THREAT = 0.6
+FAR_NEARER = 0.2  # how much nearer another action must be than the one selling a ware named
 SURE_THREAT = 0.5  # share of the act's vote from which a threat may be answered in kind
 
 
