@@ -34,7 +34,7 @@ from npc_brain.game_actions import (
 )
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.answers import content_word
-from npc_brain.mind.talk.realise import promised, sentence
+from npc_brain.mind.talk.realise import join_clauses, promised, sentence
 from npc_brain.mind.talk.scene import Answer, Scene
 from npc_brain.mind.talk.trade import (
     HAVING,
@@ -223,7 +223,7 @@ def _told(
     to one who sells cakes and bakes them to order); else what it sells."""
     line = scene.heard.text
     if orders and (nearest is None or nearest.name == orders[0][1].action):
-        said = total(orders) if len(orders) > 1 or orders[0][0] > 1 else price_of(orders[0][1])
+        said = _priced_said(orders)
         return Answer((said,), (said,), answered=True)
     if nearest is not None and (price := _priced(nearest, _named(scene, nearest))):
         said = sentence(f"It's {amount(price, nearest.currency)}")
@@ -233,6 +233,18 @@ def _told(
     if wares:
         listed.append(catalogue(wares[:WARES]))
     return Answer(tuple(listed), tuple(listed), answered=True) if listed else Answer(())
+
+
+def _priced_said(orders: Sequence[tuple[int, Ware]]) -> str:
+    """What wares ordered cost ("Two loaves of bread come to 2 coins."); free ones are
+    handed over ("Here's a pressure valve.")."""
+    if all(ware.price == 0 for _, ware in orders):
+        things = [counted(n, ware.item) for n, ware in orders]
+        verb = "is" if len(things) == 1 and orders[0][0] == 1 else "are"
+        return sentence(f"Here {verb} {join_clauses(things)}")
+    if len(orders) > 1 or orders[0][0] > 1:
+        return total(orders)
+    return price_of(orders[0][1])
 
 
 def _named(scene: Scene, action: GameAction) -> dict[str, str]:
@@ -264,8 +276,7 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
         count = min(max(count, quantity.low), quantity.high)
         arguments[quantity.name] = str(count)
     arguments |= await _rest(scene, action, arguments)
-    bought = [(count, ware)]
-    said = total(bought) if count > 1 else price_of(ware)
+    said = _priced_said([(count, ware)])
     verb = action.name.split("_")[0]
     deed = Deed(action, arguments, count * ware.price, f"{verb} {counted(count, ware.item)} to")
     return Answer(("Of course.", said), (said,), answered=True, deed=deed)
