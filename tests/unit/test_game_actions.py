@@ -232,6 +232,24 @@ def test_a_purchase_is_chosen_priced_said_and_remembered_once_reported(tmp_path:
         brain.close()
 
 
+def test_a_free_ware_is_handed_over_and_said_free(tmp_path: Path) -> None:
+    valve = ActionOption("valve", "a pressure valve")
+    issue = GameAction(
+        "issue", "sign out a spare part", (ActionArgument("part", ArgumentType.ITEM, (valve,)),)
+    )
+    brain = make_brain(tmp_path, SchemaChat(text="sure"))
+    try:
+        asyncio.run(brain.upsert_agent("w", "oda", TRADER, NOW, actions=(issue,)))
+        given = _converse(brain, "I'll take two pressure valves")
+        assert given.game_action is not None and given.game_action.price == 0
+        assert "Here are two pressure valves." in given.text
+        assert _converse(brain, "How much is a pressure valve?").text == (
+            "A pressure valve is free."
+        )
+    finally:
+        brain.close()
+
+
 def test_actions_given_for_one_call_replace_the_stored_ones(tmp_path: Path) -> None:
     brain = make_brain(tmp_path, SchemaChat(text="sure"))
     try:

@@ -223,7 +223,8 @@ def _told(
     to one who sells cakes and bakes them to order); else what it sells."""
     line = scene.heard.text
     if orders and (nearest is None or nearest.name == orders[0][1].action):
-        said = _priced_said(orders)
+        free = all(ware.price == 0 for _, ware in orders)
+        said = sentence(f"{orders[0][1].item} is free") if free else _priced_said(orders)
         return Answer((said,), (said,), answered=True)
     if nearest is not None and (price := _priced(nearest, _named(scene, nearest))):
         said = sentence(f"It's {amount(price, nearest.currency)}")
