@@ -81,6 +81,13 @@ func test_retrieve_matches_its_fixture() -> void:
 	)
 
 
+func test_report_outcome_matches_its_fixture() -> void:
+	var body := NpcBrainRequests.report_outcome(
+		"", "isabella", "never-chosen", true, "the player paid 3 coins", T1
+	)
+	_assert_builds("12_report_outcome_unknown", body)
+
+
 func _isabella() -> NpcPersona:
 	var persona := NpcPersona.new()
 	persona.name = "Isabella Rodriguez"
