@@ -297,3 +297,13 @@ def test_a_ware_is_named_by_its_head() -> None:
     assert head("a bottle of plum brandy") == {"bottl", "brandi"}
     assert head("hand net") == {"net"}
     assert head("mooring, per week") == {"moor"}
+
+
+def test_a_player_the_world_does_not_know_is_you_in_what_the_npc_says() -> None:
+    from npc_brain.mind.talk.scene import as_you
+
+    said = "Oda Vance sold a water skin to player for 3 shells. The player paid."
+    assert as_you(said, "player") == (
+        "Oda Vance sold a water skin to you for 3 shells. The player paid."
+    )
+    assert as_you("players gather at the well", "player") == "players gather at the well"

@@ -25,7 +25,7 @@ from npc_brain.mind.talk.trade import TRADE_VERBS
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
-from npc_brain.words import sentences
+from npc_brain.words import DETERMINERS, sentences, spans
 
 if TYPE_CHECKING:
     from npc_brain.mind.talk.deeds import Deed
@@ -121,6 +121,8 @@ class Scene:
                 first = (sentences(words) or [words])[0]  # what it told
                 return reported(speaker, first, "me", self.pronoun_of(speaker))  # "he's"
             text = f'{speaker} said to {listener}: "{words}"'
+        if not self.speaker and self.speaker_id:  # a player the world does not know
+            text = as_you(text, self.speaker_id)
         persona = self.agent.persona
         return first_person(
             text, self.me, self.speaker, persona.pronoun if persona.pronouns else ""
@@ -132,6 +134,19 @@ class Scene:
             if full == name and (other := self.world.store.get_agent(agent_id)) is not None:
                 return other.persona.pronoun
         return "they"
+
+
+def as_you(text: str, speaker_id: str) -> str:
+    """`text` with the words that are the id of a speaker the world does not know said
+    as "you" ("Oda sold a water skin to player" -> "... to you"), its id being all the
+    memory has of it; after a determiner the word is a common noun ("the player paid")."""
+    out, last, before = [], 0, ""
+    for word, start in spans(text):
+        if word == speaker_id and before.lower() not in DETERMINERS:
+            out += [text[last:start], "you"]
+            last = start + len(word)
+        before = word
+    return "".join(out) + text[last:]
 
 
 Composer = Callable[[Scene], Awaitable[Answer]]
