@@ -76,15 +76,17 @@ def ordered(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
 
 
 def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
-    """The number said before the ware's first word at `i` (past its other words and
-    an adjective or two: "3 ration packs", "two fresh loaves"); 1 when none is."""
-    for back in range(i - 1, max(-1, i - 4), -1):
+    """The number said before the ware's first word at `i` (past its other words, an
+    adjective or two, and "of the": "3 ration packs", "two fresh loaves", "six of the
+    saffron buns"); 1 when none is."""
+    for back in range(i - 1, max(-1, i - 5), -1):
         word = words[back]
         if word.isdigit():
             return int(word)
         if word in NUMERALS:
             return NUMERALS[word]
-        if word in FUNCTION_WORDS and word not in ("a", "an"):
+        of_the = word == "of" or (word in DETERMINERS and back > 0 and words[back - 1] == "of")
+        if word in FUNCTION_WORDS and word not in ("a", "an") and not of_the:
             return 1
     return 1
 
