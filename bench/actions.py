@@ -35,8 +35,7 @@ from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.game_actions import GameAction
-from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
-from npc_brain.mind.world import WorldRegistry
+from npc_brain.server.app import build_brain
 from npc_brain.server.convert import game_actions_from_pb
 from npc_brain.v1 import brain_pb2 as pb
 
@@ -103,19 +102,7 @@ async def run(split: str) -> dict[str, Any]:
     settings_data, actions, lines = load()
     wanted = [x for x in lines if split == "all" or x.get("split") == split]
     with tempfile.TemporaryDirectory(prefix="npc-actions-") as tmp:
-        settings = Settings(data_dir=Path(tmp))
-        embedder = embedder_from_settings(settings)
-        brain = Brain(
-            chat=chat_from_settings(settings),
-            embedder=embedder,
-            worlds=WorldRegistry(
-                settings.data_dir,
-                embedder.model_id,
-                embedder.dimension,
-                settings.exact_retrieval_limit,
-            ),
-            settings=settings,
-        )
+        brain = build_brain(Settings(data_dir=Path(tmp)))
         by_id = {s["id"]: s for s in settings_data}
         try:
             for setting in settings_data:

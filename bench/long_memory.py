@@ -48,12 +48,12 @@ from bench.long_memory_data import CATEGORIES, OUT, game_time
 from bench.long_memory_town import NPCS
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
-from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
+from npc_brain.llm.backends import embedder_from_settings
 from npc_brain.llm.base import Embedder
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.mind.world import WorldRegistry
 from npc_brain.persona import Persona, Switches
+from npc_brain.server.app import build_brain
 from npc_brain.words import closed_class
 
 K = 10
@@ -145,17 +145,7 @@ async def brain_arm(
     weights = {"relevance": RELEVANCE_ONLY, "hybrid-no-importance": NO_IMPORTANCE}.get(arm)
     with tempfile.TemporaryDirectory(prefix="npc-longmem-") as tmp:
         settings, missing = settings_for(arm, Path(tmp))
-        brain = Brain(
-            chat=chat_from_settings(settings),
-            embedder=embedder,
-            worlds=WorldRegistry(
-                settings.data_dir,
-                embedder.model_id,
-                embedder.dimension,
-                settings.exact_retrieval_limit,
-            ),
-            settings=settings,
-        )
+        brain = build_brain(settings, embedder)
         try:
             started = time.perf_counter()
             ids = await remember(brain, memories)

@@ -26,10 +26,9 @@ from typing import Any
 
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
-from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
-from npc_brain.mind.world import WorldRegistry
 from npc_brain.persona import Persona
+from npc_brain.server.app import build_brain
 
 DATA = Path(__file__).resolve().parent / "data" / "player_talk"
 PLAYER = "player"
@@ -157,19 +156,7 @@ async def run(split: str, settings_overrides: dict[str, Any]) -> list[dict[str, 
     with tempfile.TemporaryDirectory(prefix="npc-talk-") as tmp:
         known = {f.name for f in dataclasses.fields(Settings)}
         extra = {k: v for k, v in settings_overrides.items() if k in known}
-        settings = Settings(data_dir=Path(tmp), **extra)
-        embedder = embedder_from_settings(settings)
-        brain = Brain(
-            chat=chat_from_settings(settings),
-            embedder=embedder,
-            worlds=WorldRegistry(
-                settings.data_dir,
-                embedder.model_id,
-                embedder.dimension,
-                settings.exact_retrieval_limit,
-            ),
-            settings=settings,
-        )
+        brain = build_brain(Settings(data_dir=Path(tmp), **extra))
         try:
             by_id = {s["id"]: s for s in settings_data}
             for setting in settings_data:

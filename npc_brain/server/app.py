@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
+from npc_brain.llm.base import Embedder
 from npc_brain.mind.world import WorldRegistry
 from npc_brain.server.auth import check_exposure
 from npc_brain.server.http import HttpServer, create_http_server
@@ -30,10 +31,11 @@ SERVICE_NAME = brain_pb2.DESCRIPTOR.services_by_name["Brain"].full_name
 MAX_MESSAGE_BYTES = Settings.max_message_bytes  # the default; `max_message_bytes` sets it
 
 
-def build_brain(settings: Settings) -> Brain:
+def build_brain(settings: Settings, embedder: Embedder | None = None) -> Brain:
     """Loads the models named by the settings (or connects to the model servers they
-    name) and opens the data directory."""
-    embedder = embedder_from_settings(settings)
+    name; `embedder`, if given, is used instead of loading one) and opens the data
+    directory."""
+    embedder = embedder or embedder_from_settings(settings)
     chat = chat_from_settings(settings)  # a chat_url server, or the embedded GGUF
     worlds = WorldRegistry(
         settings.data_dir, embedder.model_id, embedder.dimension, settings.exact_retrieval_limit

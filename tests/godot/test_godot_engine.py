@@ -7,35 +7,22 @@ model (scripted_model.py), so the run takes a minute or two whatever the machine
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from npc_brain.config import DEFAULT_EMBED_MODEL, REPO_MODELS_DIR
 from tests.godot.scripted_model import MODEL, scripted_model
+from tests.godot.web import WEB, web_run
 from tests.integration.server_process import ServerProcess
 
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
-WEB = REPO / "godot_addon" / "tests" / "web"
 TEST_FILES = sorted((REPO / "godot_addon" / "tests").glob("test_*.gd"))
 ENGINE_TIMEOUT_S = 480.0
-
-
-def _web_run() -> ModuleType:
-    """godot_addon/tests/web/run.py (a script, not a package)."""
-    spec = importlib.util.spec_from_file_location("godot_web_run", WEB / "run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _test_functions() -> list[str]:
@@ -50,7 +37,7 @@ def _test_functions() -> list[str]:
 def test_the_addon_tests_pass_in_a_real_godot_engine(
     tmp_path: Path, engine_report: list[str]
 ) -> None:
-    run = _web_run()
+    run = web_run()
     if missing := run.missing_engine_files():
         pytest.fail(f"the Godot web engine lacks {missing}: run {WEB / 'setup.sh'} (make test)")
     if run.find_chromium() is None:

@@ -10,21 +10,19 @@ Unity's signatures), and the tests."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from npc_brain.config import DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL, REPO_MODELS_DIR
+from tests.godot.web import web_run
 from tests.integration.server_process import ServerProcess
 
 pytestmark = pytest.mark.integration
@@ -34,18 +32,6 @@ PACKAGE = REPO / "unity" / "com.npc-brain.client"
 STUBS = Path(__file__).resolve().parent / "stubs"
 LANGUAGE = "7.2"  # mcs's newest; Unity 2021.3 compiles C# 9, a superset
 NUNIT_TIMEOUT_S = 600
-
-
-def _fault_gateway() -> ModuleType:
-    """godot_addon/tests/web/run.py, whose FaultGateway misbehaves on purpose."""
-    spec = importlib.util.spec_from_file_location(
-        "godot_web_run", REPO / "godot_addon" / "tests" / "web" / "run.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _library(package: str, name: str) -> str:
@@ -123,7 +109,7 @@ def test_the_unity_package_compiles_and_its_tests_pass_against_a_real_server(
     for dll in (json_net,):
         shutil.copy(dll, build)
 
-    run = _fault_gateway()
+    run = web_run()  # its FaultGateway misbehaves on purpose
     faults = run.FaultGateway()
     with run.serving(faults):
         server = ServerProcess(tmp_path / "data", "--http-port", "0")

@@ -140,6 +140,7 @@ async def _likeness(scene: Scene) -> list[float]:
 
 
 def _stems_of(text: str) -> set[str]:
+    """A text's content words as stems."""
     return {stem(w) for w in lower_words(text) if content_word(w)}
 
 
@@ -253,10 +254,15 @@ def _named(scene: Scene, action: GameAction) -> dict[str, str]:
     said = _stems_of(scene.heard.text)
     named = {}
     for argument in action.arguments:
-        found = [o for o in argument.options if _distinct(o, argument) & said]
+        found = _options_named(argument, said)
         if len(found) == 1:
             named[argument.name] = found[0].value
     return named
+
+
+def _options_named(argument: ActionArgument, said: set[str]) -> list[ActionOption]:
+    """The options of an argument that stems `said` name by what sets each apart."""
+    return [o for o in argument.options if _distinct(o, argument) & said]
 
 
 async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
@@ -345,7 +351,7 @@ async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict
         if argument.type is ArgumentType.NUMBER:
             values[argument.name] = str(_number(words, argument))
             continue
-        named = [o for o in argument.options if _distinct(o, argument) & said]
+        named = _options_named(argument, said)
         if len(named) == 1:
             values[argument.name] = named[0].value
         elif len(argument.options) == 1:
@@ -363,8 +369,7 @@ async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict
 
 def _stems(option: ActionOption) -> set[str]:
     """An option's content words as stems, from its value and its label."""
-    words = lower_words(f"{option.value.replace('_', ' ')} {option.said}")
-    return {stem(w) for w in words if content_word(w)}
+    return _stems_of(f"{option.value.replace('_', ' ')} {option.said}")
 
 
 def _distinct(option: ActionOption, argument: ActionArgument) -> set[str]:

@@ -158,8 +158,9 @@ class Replies:
             if extra:
                 yield f" {extra}"
         log.debug("%s heard %s (%s): %r", agent.agent_id, heard.act, heard.topic, utterance)
-        chosen = answer.deed.chosen() if answer.deed and not interview else None
-        if chosen is not None and answer.deed is not None:  # kept before the game hears of it
+        chosen = None
+        if answer.deed is not None and not interview:  # kept before the game hears of it
+            chosen = answer.deed.chosen()
             agreed = Offer(chosen, agent.agent_id, speaker_id, answer.deed.agreed, game_time)
             world.store.add_offer(agreed)
         yield Line(

@@ -124,12 +124,13 @@ async def _request(scene: Scene) -> Answer:
     who does when it is someone else. What the NPC sells it grants with the price."""
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
     # with game actions declared, only they grant (deeds.py): words alone promise nothing
-    granted = () if scene.agent.actions else ("Of course.",)
-    if sold := _sold(scene, recalled, granted=granted[0] if granted else ""):
+    granted = "" if scene.agent.actions else "Of course."
+    if sold := _sold(scene, recalled, granted=granted):
         return sold
     wares = [m for m in await relevant(scene, recalled) if priced(m) and own(m, scene)]
     if wares:
-        return Answer((*granted, _price(scene, wares[0])), tuple(scene.grounds), answered=True)
+        priced_said = (granted, _price(scene, wares[0]))
+        return Answer(tuple(s for s in priced_said if s), tuple(scene.grounds), answered=True)
     likeness = await role_likeness(scene)
     mine = likeness.pop(scene.agent.agent_id, -1.0)
     best_other = max(likeness, key=likeness.__getitem__, default="")
