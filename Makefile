@@ -7,12 +7,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup models lint proto browser godot-web csharp unity-messages
+.PHONY: run test setup models lint proto browser godot-web csharp postgres unity-messages
 
 run: models
 	$(BIN)/npc-brain demo
 
-test: models lint browser godot-web csharp
+test: models lint browser godot-web csharp postgres
 	$(BIN)/python -m pytest
 
 # The headless Chromium the memory inspector's browser tests drive (apt-get, as root on CI).
@@ -33,6 +33,10 @@ models: $(STAMP)
 # What the Unity package's C# tests need (tests/unity): Mono, Json.NET and NUnit (apt).
 csharp:
 	sh tests/unity/setup.sh
+
+# The PostgreSQL server the tests start, throwaway, in a temporary directory (apt, as root on CI).
+postgres:
+	sh tests/postgres/setup.sh
 
 # What the Godot addon's tests need to run in a real engine (tests/godot): Chromium (apt)
 # and Godot's web export template (npm, pinned by version and SHA-256), fetched once.

@@ -22,6 +22,7 @@ from npc_brain.memory.pages import ANY_TIME, MAX_PAGE_SIZE, MemoryPage, TimeRang
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, Observation, ScoredMemory
 from npc_brain.memory.relationships import Relationship
 from npc_brain.memory.retrieval import Weights
+from npc_brain.memory.stores import Stores
 from npc_brain.mind.knowledge import KnownClaim
 from npc_brain.mind.minds import Minds, TickResult
 from npc_brain.mind.perceive import AgentTick
@@ -63,6 +64,11 @@ class Brain:
     def close(self) -> None:
         self._minds.close()
         self._worlds.close()
+
+    @property
+    def stores(self) -> Stores:
+        """Where the worlds are kept (memory/stores.py)."""
+        return self._worlds.stores
 
     # Agents ----------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from npc_brain.config import (
     load_settings,
 )
 from npc_brain.errors import NpcBrainError
+from npc_brain.memory.migrations import MIGRATIONS
 
 if TYPE_CHECKING:
     from npc_brain.demo.run import DemoOptions
@@ -94,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         f"{ENV_PREFIX}* environment variables, then --config, then defaults.",
     )
     _add_settings_flags(serve)
+    migrate_text = (
+        "bring the schema of every world in the store (store_url, else data_dir) up to "
+        "this version's; serve does it for each world it opens, so this is for operators "
+        "who migrate before rolling out"
+    )
+    migrate = commands.add_parser("migrate", help=migrate_text, description=migrate_text)
+    _add_settings_flags(migrate)
 
     models = commands.add_parser("models", help="fetch, list or check the models")
     models_commands = models.add_subparsers(dest="models_command", required=True)
@@ -205,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "serve":
             asyncio.run(_serve(_settings(args)))
+        elif args.command == "migrate":
+            _migrate(_settings(args))
         elif args.command in ("demo", "interview"):
             _demo_command(args)
         elif args.models_command == "check":
@@ -219,6 +229,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _migrate(settings: Settings) -> None:
+    from npc_brain.memory.stores import stores_from_settings
+
+    stores = stores_from_settings(settings)
+    try:
+        ids = stores.migrate()
+    finally:
+        stores.close()
+    version = len(MIGRATIONS)
+    print(f"npc-brain: {len(ids)} world(s) at schema version {version} in {stores.description}")
 
 
 class _Failure(Exception):

@@ -122,7 +122,34 @@ class Settings:
     inspector: bool = _server(
         True, "serve the memory inspector, a web page, at /inspect on the HTTP gateway"
     )
-    data_dir: Path = _server(Path("npc-brain-data"), "where worlds (SQLite files) are kept")
+    data_dir: Path = _server(
+        Path("npc-brain-data"),
+        "where worlds (SQLite files), save slots and ANN index caches are kept",
+    )
+    store_url: str = _server(
+        "",
+        "postgresql://user:password@host/db: keep worlds there, shared with other npc-brain"
+        " servers under leases (pip install 'npc-brain[postgres]'); empty: SQLite in data_dir",
+        secret=True,
+    )
+    store_max_connections: int = _server(
+        10, "most connections to store_url this server opens at once", 1, 1000
+    )
+    store_timeout_seconds: float = _server(
+        5.0, "how long a call waits for a store_url connection before UNAVAILABLE", 0.1, 600
+    )
+    lease_seconds: float = _server(
+        10.0,
+        "store_url: how long a world stays this server's without renewal; when a server"
+        " dies, another takes its worlds after this",
+        1,
+        3600,
+    )
+    advertise_address: str = _server(
+        "",
+        "store_url: the address other servers name to clients sent here for a world this"
+        " server owns; empty: host:port",
+    )
 
     # Embedded models and sampling.
     models_dir: Path = _models(REPO_MODELS_DIR, "where `models fetch` puts the default models")

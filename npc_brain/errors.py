@@ -7,7 +7,8 @@
     ├── Unimplemented        the feature belongs to an issue that has not landed
     ├── ResourceExhausted    a queue or limit is full; retry later (carries a hint)
     ├── Unauthenticated      the call lacks the server's token
-    └── DeadlineExceeded     the work could not start or finish in the time allowed
+    ├── DeadlineExceeded     the work could not start or finish in the time allowed
+    └── Unavailable          the store cannot be reached, or another server owns the world
 
 No module here imports grpc.
 """
@@ -53,3 +54,13 @@ class Unauthenticated(NpcBrainError):
 
 class DeadlineExceeded(NpcBrainError):
     """The work could not start or finish within its deadline."""
+
+
+class Unavailable(NpcBrainError):
+    """The world cannot be served here now: its database is unreachable, or another
+    server holds the world (`owner`: that server's advertised address, or '')."""
+
+    def __init__(self, message: str, owner: str = "", retry_after_s: float = 1.0) -> None:
+        super().__init__(message)
+        self.owner = owner
+        self.retry_after_s = retry_after_s

@@ -1,16 +1,17 @@
 """Save slots: snapshots of a world's store, taken while serving and loaded back whole.
 
 A snapshot is one self-contained SQLite file, `data_dir/snapshots/<world_id>/<id>.sqlite3`,
-made with SQLite's online backup from a connection of its own (one read transaction, so
-it is consistent while writes go on and blocks none of them). Its label, save time and
+whichever store the world lives in: SQLite's online backup from a connection of its own,
+or a copy of a PostgreSQL world's tables in one repeatable-read transaction (both
+consistent while writes go on, blocking none of them). Its label, save time and
 source world live in its own `meta` table, so the file alone is the save: copied into
 another data directory's `snapshots/<world_id>/` it lists and loads there.
 
 Loading checks the file first (an SQLite database that passes `quick_check`, a schema
 this server can migrate, the server's embedding model), then fences the open store (a
 call still writing to the old world is refused with FAILED_PRECONDITION rather than
-mixed into the loaded one), copies the snapshot into the live file with the backup API
-(one transaction: a crash leaves either the old world or the loaded one) and opens the
+mixed into the loaded one), copies the snapshot into the live store in one transaction
+(a crash leaves either the old world or the loaded one) and opens the
 world afresh, so every agent's in-RAM state (streams, current actions, ANN indexes) is
 rebuilt from the loaded store. Saved ANN indexes carry the store's memory version, which
 the loaded store does not match unless they reflect exactly its memories.
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npc_brain.errors import FailedPrecondition, NotFound
+from npc_brain.memory.database import Database
 from npc_brain.memory.migrations import MIGRATIONS
 from npc_brain.mind.world import World, WorldRegistry
 from npc_brain.validation import ID_PATTERN
@@ -63,7 +65,7 @@ class Snapshots:
             folder = self._dir / world.world_id
             folder.mkdir(parents=True, exist_ok=True)
             info = SnapshotInfo(_new_id(), world.world_id, label, time.time())
-            await asyncio.to_thread(_write_snapshot, world.store.path, folder, info)
+            await asyncio.to_thread(_write_snapshot, world.store.database, folder, info)
             log.info("saved world %s as snapshot %s", world.world_id, info.snapshot_id)
             return info
 
@@ -84,7 +86,7 @@ class Snapshots:
                 f"world {world_id!r} was loaded from a snapshot while this call ran; call again"
             )
             try:
-                await asyncio.to_thread(_restore, path, old.store.path)
+                await asyncio.to_thread(_restore, path, old.store.database)
             except BaseException:
                 old.store.unfence()
                 raise
@@ -127,22 +129,20 @@ def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
-def _write_snapshot(store_path: Path, folder: Path, info: SnapshotInfo) -> None:
+def _write_snapshot(database: Database, folder: Path, info: SnapshotInfo) -> None:
     """Copies the store into `folder` under a temporary name, then renames it in place."""
     final = folder / f"{info.snapshot_id}{SUFFIX}"
     partial = folder / f".{info.snapshot_id}{SUFFIX}.part"  # not an id: never listed
-    source = sqlite3.connect(store_path, timeout=30)
+    partial.unlink(missing_ok=True)
+    database.backup_to(partial)
     target = sqlite3.connect(partial, isolation_level=None)
     try:
-        source.backup(target)  # one step: one read transaction, consistent
-        target.execute("PRAGMA journal_mode=DELETE")  # one file, no -wal beside it
         target.executemany(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
             [(_LABEL, info.label), (_SAVED_AT, repr(info.saved_at)), (_WORLD, info.world_id)],
         )
     finally:
         target.close()
-        source.close()
     _fsync(partial)
     os.replace(partial, final)
     with contextlib.suppress(OSError):  # directories cannot be opened on Windows
@@ -170,18 +170,12 @@ def _check_snapshot(path: Path, model_id: str, dimension: int) -> None:
         )
 
 
-def _restore(snapshot: Path, live: Path) -> None:
-    """Copies the snapshot over the live store in one transaction (the live file stays WAL)."""
-    live.parent.mkdir(parents=True, exist_ok=True)
-    with _read_only(snapshot) as source:
-        target = sqlite3.connect(live, timeout=30, isolation_level=None)
-        try:
-            target.execute("PRAGMA journal_mode=WAL")
-            target.execute("PRAGMA synchronous=FULL")
-            source.backup(target)
-            target.execute(f"DELETE FROM meta WHERE key IN ('{_LABEL}', '{_SAVED_AT}', '{_WORLD}')")
-        finally:
-            target.close()
+def _restore(snapshot: Path, live: Database) -> None:
+    """Copies the snapshot over the live store in one transaction, then drops the
+    snapshot's own labels from the live world."""
+    live.restore_from(snapshot)
+    with live.transaction() as db:
+        db.execute(f"DELETE FROM meta WHERE key IN ('{_LABEL}', '{_SAVED_AT}', '{_WORLD}')")
 
 
 def _fsync(path: Path) -> None:

@@ -1,13 +1,16 @@
-"""Shared fixtures: repository paths, and a real gRPC server on port 0 in a thread."""
+"""Shared fixtures: repository paths, a real gRPC server on port 0 in a thread, and a
+throwaway real PostgreSQL server (tests/postgres)."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 import pytest
@@ -16,9 +19,13 @@ from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
+from npc_brain.memory.store import WorldStore
 from npc_brain.mind.world import WorldRegistry
 from npc_brain.server.app import create_server
 from npc_brain.v1 import brain_pb2_grpc
+
+if TYPE_CHECKING:
+    from tests.postgres.server import TemporaryPostgres
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -127,3 +134,55 @@ def fake_server(tmp_path: Path, chat: ScriptedChat) -> Iterator[RunningServer]:
     running, stop = start_server(make_brain(tmp_path, chat))
     yield running
     stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[TemporaryPostgres]:
+    """One throwaway real PostgreSQL server for the session (tests/postgres/server.py). No
+    PostgreSQL here fails the tests that use it, never skips them: run
+    `sh tests/postgres/setup.sh`."""
+    from tests.postgres.server import TemporaryPostgres
+
+    try:
+        server = TemporaryPostgres()
+    except RuntimeError as missing:
+        problem = str(missing)
+    else:
+        problem = ""
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    with server:
+        yield server
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_url(postgres: TemporaryPostgres, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of a fresh, empty database (named after the test) on the session's server;
+    dropped afterwards."""
+    from tests.postgres.server import database_name
+
+    name = database_name(request.node.name, next(_databases))
+    yield postgres.create_database(name)
+    if postgres.running:
+        postgres.drop_database(name)
+
+
+OpenStore = Callable[..., WorldStore]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenStore]:
+    """Opens (or opens again) a world's store, `open_store("w")`, on each backend: a
+    SQLite file in tmp_path, or a schema of a fresh database on the session's real
+    PostgreSQL (through one pool, without leases)."""
+    if request.param == "sqlite":
+        yield lambda world_id="w": WorldStore(tmp_path / f"{world_id}.sqlite3")
+        return
+    from npc_brain.memory.postgres import PostgresDatabase, connect
+
+    pool = connect(request.getfixturevalue("postgres_url"), max_connections=4, timeout_s=10)
+    yield lambda world_id="w": WorldStore(PostgresDatabase(pool, world_id))
+    pool.close()

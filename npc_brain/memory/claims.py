@@ -9,7 +9,6 @@ from the teller (HEARD), the teller told it to the listener (TOLD).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -18,10 +17,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain.memory.database import Connection
 from npc_brain.memory.diffusion import ClaimRow, HolderRow
 from npc_brain.memory.records import GameTime, MemoryRecord
 
-Connect = Callable[[], AbstractContextManager[sqlite3.Connection]]
+Connect = Callable[[], AbstractContextManager[Connection]]
 _HOLDER_COLUMNS = "claim_id, agent_id, memory_id, from_agent_id, from_memory_id, hops, heard"
 _CLAIM_COLUMNS = "claim_id, text, origin_agent_id, origin_memory_id, created"
 
@@ -64,8 +64,8 @@ class ClaimBook:
                     hops = 0
                     _hold_first(db, claim, t.teller, t.carried.memory_id, t.game_time)
                 db.execute(
-                    f"INSERT OR IGNORE INTO claim_holders ({_HOLDER_COLUMNS})"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO claim_holders ({_HOLDER_COLUMNS})"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     (
                         claim,
                         t.listener,
@@ -159,7 +159,7 @@ class ClaimBook:
         return {int(claim) for (claim,) in rows}
 
 
-def _claim_held(db: sqlite3.Connection, agent_id: str, memory_id: int) -> int | None:
+def _claim_held(db: Connection, agent_id: str, memory_id: int) -> int | None:
     """The claim the agent's memory holds, or told (its line of an earlier telling)."""
     row = db.execute(
         "SELECT MIN(claim_id) FROM claim_holders WHERE (agent_id = ? AND memory_id = ?)"
@@ -169,11 +169,11 @@ def _claim_held(db: sqlite3.Connection, agent_id: str, memory_id: int) -> int | 
     return None if row[0] is None else int(row[0])
 
 
-def _new_claim(db: sqlite3.Connection, t: Telling) -> int:
+def _new_claim(db: Connection, t: Telling) -> int:
     """A claim made of the teller's memory, the teller holding it first (hops 0)."""
-    cursor = db.execute(
+    (claim,) = db.execute(
         "INSERT INTO claims (text, origin_agent_id, origin_memory_id, created, embedding)"
-        " VALUES (?, ?, ?, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?) RETURNING claim_id",
         (
             t.carried.description,
             t.teller,
@@ -181,18 +181,16 @@ def _new_claim(db: sqlite3.Connection, t: Telling) -> int:
             t.carried.created,
             np.asarray(t.vector, dtype=np.float32).tobytes(),
         ),
-    )
-    assert cursor.lastrowid is not None
-    _hold_first(db, cursor.lastrowid, t.teller, t.carried.memory_id, t.carried.created)
-    return cursor.lastrowid
+    ).fetchone()
+    _hold_first(db, claim, t.teller, t.carried.memory_id, t.carried.created)
+    return int(claim)
 
 
-def _hold_first(
-    db: sqlite3.Connection, claim: int, agent_id: str, memory_id: int, since: GameTime
-) -> None:
+def _hold_first(db: Connection, claim: int, agent_id: str, memory_id: int, since: GameTime) -> None:
     """The agent holds the claim from no one (hops 0)."""
     db.execute(
-        f"INSERT OR IGNORE INTO claim_holders ({_HOLDER_COLUMNS}) VALUES (?, ?, ?, '', NULL, 0, ?)",
+        f"INSERT INTO claim_holders ({_HOLDER_COLUMNS}) VALUES (?, ?, ?, '', NULL, 0, ?)"
+        " ON CONFLICT DO NOTHING",
         (claim, agent_id, memory_id, since),
     )
 

@@ -5,14 +5,14 @@ recall leaves it out (table of migration m007)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
+from npc_brain.memory.database import Connection
 from npc_brain.memory.records import GameTime
 
-Connect = Callable[[], AbstractContextManager[sqlite3.Connection]]
+Connect = Callable[[], AbstractContextManager[Connection]]
 _COLUMNS = "agent_id, memory_id, contradicts_id, slot, support, against_support, noticed"
 
 
@@ -40,7 +40,11 @@ class ContradictionBook:
     def record(self, found: Contradiction) -> None:
         with self._transaction() as db:
             db.execute(
-                f"INSERT OR REPLACE INTO contradictions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO contradictions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (agent_id, memory_id) DO UPDATE SET"
+                " contradicts_id = excluded.contradicts_id, slot = excluded.slot,"
+                " support = excluded.support, against_support = excluded.against_support,"
+                " noticed = excluded.noticed",
                 (
                     found.agent_id,
                     found.memory_id,

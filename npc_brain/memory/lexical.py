@@ -1,14 +1,15 @@
 """Lexical recall: an agent's memories that share words with a query, ranked by BM25 in
 SQLite's own full-text index (FTS5 with Porter stems, migration m008, kept by triggers
-in the same transaction as the memories). Names, numbers and rare words ("the Magpie",
+in the same transaction as the memories); on PostgreSQL by ts_rank over a GIN index of
+English stems. Names, numbers and rare words ("the Magpie",
 "bay 4", "saffron") are found even where an embedding misses them; retrieval.fuse
 merges this ranking with the embedding's."""
 
 from __future__ import annotations
 
 import math
-import sqlite3
 
+from npc_brain.memory.database import Connection, dialect_of
 from npc_brain.words import closed_class, lower_words
 
 MAX_TERMS = 16  # a query's longest OR of terms (a pasted paragraph is not a question)
@@ -31,7 +32,7 @@ def terms(text: str) -> list[str]:
 
 
 def search(
-    db: sqlite3.Connection,
+    db: Connection,
     agent_id: str,
     text: str,
     limit: int,
@@ -44,6 +45,17 @@ def search(
     rare = [t for t in terms(text) if not _common(db, t)]
     if not rare or limit <= 0:
         return []
+    if dialect_of(db) == "postgresql":
+        query = " || ".join(["plainto_tsquery('english', ?)"] * len(rare))
+        rows = db.execute(
+            f"SELECT memory_id FROM memories, (SELECT {query}) AS q(query)"
+            " WHERE to_tsvector('english', description) @@ q.query AND agent_id = ?"
+            " AND created >= ? AND created < ?"
+            " ORDER BY ts_rank(to_tsvector('english', description), q.query) DESC, memory_id"
+            " LIMIT ?",
+            (*rare, agent_id, *created, limit),
+        ).fetchall()
+        return [int(memory_id) for (memory_id,) in rows]
     rows = db.execute(
         "SELECT m.memory_id FROM memories_fts JOIN memories m ON m.memory_id = memories_fts.rowid"
         " WHERE memories_fts MATCH ? AND m.agent_id = ? AND m.created >= ? AND m.created < ?"
@@ -56,8 +68,15 @@ def search(
 COMMON = 1000  # memories of a world from which a word is too common to search by
 
 
-def _common(db: sqlite3.Connection, term: str) -> bool:
+def _common(db: Connection, term: str) -> bool:
     """Whether more than COMMON memories of the world hold `term` (counted up to it)."""
+    if dialect_of(db) == "postgresql":
+        (count,) = db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM memories WHERE to_tsvector('english',"
+            " description) @@ plainto_tsquery('english', ?) LIMIT ?) AS holding",
+            (term, COMMON + 1),
+        ).fetchone()
+        return int(count) > COMMON
     (count,) = db.execute(
         "SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
         (f'"{term}"', COMMON + 1),

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from npc_brain.memory.commitments import commitments_in
 
+if TYPE_CHECKING:
+    from npc_brain.memory.database import Connection
 
-def _run_script(db: sqlite3.Connection, script: str) -> None:
+
+def _postgresql(db: Connection) -> bool:
+    from npc_brain.memory.database import dialect_of  # database imports this module
+
+    return dialect_of(db) == "postgresql"
+
+
+def _run_script(db: Connection, script: str) -> None:
     """Runs ';'-separated DDL inside the caller's transaction (executescript would commit)."""
     for statement in script.split(";"):
         if statement.strip():
             db.execute(statement)
 
 
-def m001_create_schema(db: sqlite3.Connection) -> None:
+def m001_create_schema(db: Connection) -> None:
     _run_script(
         db,
         """
@@ -50,9 +59,11 @@ def m001_create_schema(db: sqlite3.Connection) -> None:
         );
         """,
     )
+    if _postgresql(db):  # SQLite's implicit rowid: the order places were learnt in
+        db.execute("ALTER TABLE places ADD COLUMN rowid BIGINT GENERATED ALWAYS AS IDENTITY")
 
 
-def m002_expiry_and_memory_versions(db: sqlite3.Connection) -> None:
+def m002_expiry_and_memory_versions(db: Connection) -> None:
     """Memories may expire; each agent's memory set carries a version that changes on
     every write, so a persisted index can tell whether it is stale."""
     _run_script(
@@ -64,12 +75,12 @@ def m002_expiry_and_memory_versions(db: sqlite3.Connection) -> None:
     )
 
 
-def m003_memory_switch(db: sqlite3.Connection) -> None:
+def m003_memory_switch(db: Connection) -> None:
     """The third ablation switch of the paper's conditions: memory off."""
     db.execute("ALTER TABLE agents ADD COLUMN memory_enabled INTEGER NOT NULL DEFAULT 1")
 
 
-def m004_plans(db: sqlite3.Connection) -> None:
+def m004_plans(db: Connection) -> None:
     """Each agent's plan of the day and its hour decompositions (JSON), so a restarted
     server carries on with the plan instead of planning the day again."""
     _run_script(
@@ -84,7 +95,7 @@ def m004_plans(db: sqlite3.Connection) -> None:
     )
 
 
-def m005_sharing_and_claims(db: sqlite3.Connection) -> None:
+def m005_sharing_and_claims(db: Connection) -> None:
     """Whom an agent may tell each memory, and claims: what passed from agent to agent.
 
     A claim is a memory its first holder told someone (its text and embedding are that
@@ -121,7 +132,7 @@ def m005_sharing_and_claims(db: sqlite3.Connection) -> None:
     )
 
 
-def m006_relationships(db: sqlite3.Connection) -> None:
+def m006_relationships(db: Connection) -> None:
     """Each agent's short summary of its relationship with each agent it talked with,
     rewritten after every conversation of the two (memory/relationships.py)."""
     _run_script(
@@ -139,7 +150,7 @@ def m006_relationships(db: sqlite3.Connection) -> None:
     )
 
 
-def m007_contradictions(db: sqlite3.Connection) -> None:
+def m007_contradictions(db: Connection) -> None:
     """A heard claim that disagrees with another memory of the agent about the same
     thing: the less supported memory, its support, and the one it contradicts."""
     _run_script(
@@ -159,11 +170,16 @@ def m007_contradictions(db: sqlite3.Connection) -> None:
     )
 
 
-def m008_lexical_index(db: sqlite3.Connection) -> None:
+def m008_lexical_index(db: Connection) -> None:
     """A full-text index of the memories' descriptions (SQLite's FTS5, Porter stems, no
     positions: which memories hold a word), kept by triggers in the same transaction as
     every insert and delete of a memory, and built for the memories already stored
-    (memory/lexical.py reads it)."""
+    (memory/lexical.py reads it). PostgreSQL's: a GIN index of English stems."""
+    if _postgresql(db):
+        db.execute(
+            "CREATE INDEX memories_fts ON memories USING gin (to_tsvector('english', description))"
+        )
+        return
     db.execute(
         "CREATE VIRTUAL TABLE memories_fts USING fts5(description, content='memories',"
         " content_rowid='memory_id', tokenize='porter unicode61', detail='none')"
@@ -182,7 +198,7 @@ def m008_lexical_index(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
 
 
-def m009_commitments(db: sqlite3.Connection) -> None:
+def m009_commitments(db: Connection) -> None:
     """The events each memory says will take place at an hour of a day (memory/
     commitments.py), written with the memory and deleted with it (a trigger), and read
     for the memories already stored."""
@@ -194,18 +210,28 @@ def m009_commitments(db: sqlite3.Connection) -> None:
             memory_id INTEGER NOT NULL,
             activity TEXT NOT NULL,
             start REAL NOT NULL,
-            end REAL NOT NULL
+            "end" REAL NOT NULL
         );
         CREATE INDEX commitments_by_time ON commitments (agent_id, start)
         """,
     )
-    db.execute(  # one statement: _run_script would split it at its inner ';'
-        "CREATE TRIGGER commitments_delete AFTER DELETE ON memories BEGIN"
-        " DELETE FROM commitments WHERE memory_id = old.memory_id; END"
-    )
+    if _postgresql(db):
+        db.execute(
+            "CREATE FUNCTION commitments_delete() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN DELETE FROM commitments WHERE memory_id = OLD.memory_id; RETURN OLD; END $$"
+        )
+        db.execute(
+            "CREATE TRIGGER commitments_delete AFTER DELETE ON memories FOR EACH ROW"
+            " EXECUTE FUNCTION commitments_delete()"
+        )
+    else:
+        db.execute(  # one statement: _run_script would split it at its inner ';'
+            "CREATE TRIGGER commitments_delete AFTER DELETE ON memories BEGIN"
+            " DELETE FROM commitments WHERE memory_id = old.memory_id; END"
+        )
     rows = db.execute("SELECT agent_id, memory_id, description, created FROM memories")
     db.executemany(
-        "INSERT INTO commitments (agent_id, memory_id, activity, start, end)"
+        'INSERT INTO commitments (agent_id, memory_id, activity, start, "end")'
         " VALUES (?, ?, ?, ?, ?)",
         [
             (agent_id, memory_id, c.activity, c.start, c.end)
@@ -215,7 +241,7 @@ def m009_commitments(db: sqlite3.Connection) -> None:
     )
 
 
-def m010_game_actions(db: sqlite3.Connection) -> None:
+def m010_game_actions(db: Connection) -> None:
     """The game actions each agent may choose in conversation (game_actions.py), and
     each action an agent chose in a reply, until the game reports what became of it
     (then `memory_id`: the memory of it)."""
@@ -239,7 +265,7 @@ def m010_game_actions(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     m001_create_schema,
     m002_expiry_and_memory_versions,
     m003_memory_switch,

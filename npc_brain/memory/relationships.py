@@ -3,14 +3,14 @@ ordered pair, rewritten after each of their conversations (table of migration m0
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
+from npc_brain.memory.database import Connection
 from npc_brain.memory.records import GameTime
 
-Connect = Callable[[], AbstractContextManager[sqlite3.Connection]]
+Connect = Callable[[], AbstractContextManager[Connection]]
 _COLUMNS = "agent_id, other_id, summary, conversations, updated"
 
 
@@ -38,7 +38,7 @@ class RelationshipBook:
             db.execute(
                 f"INSERT INTO relationships ({_COLUMNS}) VALUES (?, ?, ?, 1, ?)"
                 " ON CONFLICT(agent_id, other_id) DO UPDATE SET summary = excluded.summary,"
-                " conversations = conversations + 1, updated = excluded.updated",
+                " conversations = relationships.conversations + 1, updated = excluded.updated",
                 (agent_id, other_id, summary, game_time),
             )
 

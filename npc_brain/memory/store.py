@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import math
 import re
-import sqlite3
+import secrets
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, fields
 from operator import attrgetter
 from pathlib import Path
@@ -29,11 +29,10 @@ from npc_brain import game_actions
 from npc_brain.errors import FailedPrecondition
 from npc_brain.game_actions import ChosenAction, Offer
 from npc_brain.memory import lexical
-from npc_brain.memory.checkpoints import Checkpointer
 from npc_brain.memory.claims import ClaimBook
 from npc_brain.memory.commitments import Commitment, commitments_in
 from npc_brain.memory.contradictions import ContradictionBook
-from npc_brain.memory.migrations import MIGRATIONS
+from npc_brain.memory.database import Connection, Database, SqliteDatabase, dialect_of
 from npc_brain.memory.records import (
     GameTime,
     MemoryKind,
@@ -53,7 +52,7 @@ _MEMORY_COLUMNS = (
     " private, share_with_json"
 )
 _ABSENT_KEPT = 10_000  # ids known not to be agents, kept at most (games' subjects vary)
-_NEW_VERSION = "UPDATE agents SET memory_version = lower(hex(randomblob(8))) WHERE agent_id = ?"
+_NEW_VERSION = "UPDATE agents SET memory_version = ? WHERE agent_id = ?"  # _version() first
 
 
 @dataclass(frozen=True)
@@ -70,62 +69,37 @@ class Perception:
 class WorldStore:
     """All durable state of one world. Thread-safe; every write is one transaction."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._lock = threading.RLock()
+    def __init__(self, database: Database | Path) -> None:
+        self.database = SqliteDatabase(database) if isinstance(database, Path) else database
+        self.name = self.database.name
+        self._lock = threading.RLock()  # the agent cache changes with its committed row
         self._fenced = ""  # why writes are refused; empty: they are not
         self._agents: dict[str, AgentRecord] = {}  # read through: every Act and Tick asks
         self._absent: set[str] = set()  # ids asked for and not found (a Tick asks often)
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA wal_autocheckpoint=0")  # see memory/checkpoints.py
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._checkpoints = Checkpointer(path)
-        self._migrate()
         self.claims = ClaimBook(self._transaction, self._reading)
         self.relationships = RelationshipBook(self._transaction, self._reading)
         self.contradictions = ContradictionBook(self._transaction, self._reading)
 
     def close(self) -> None:
-        self._checkpoints.close()
-        with self._lock:
-            self._db.close()
+        self.database.close()
 
     def fence(self, reason: str) -> None:
-        """Refuses every later write with FailedPrecondition(reason): the file is being
-        replaced (a snapshot is loaded) and this connection's callers must not write."""
+        """Refuses every later write with FailedPrecondition(reason): the world is being
+        replaced (a snapshot is loaded) and this store's callers must not write."""
         self._fenced = reason
 
     def unfence(self) -> None:
         self._fenced = ""
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> Iterator[Connection]:
         if self._fenced:
             raise FailedPrecondition(self._fenced)
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            self._checkpoints.after_commit(self._db)
+        with self.database.transaction() as db:
+            yield db
 
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            yield self._db
-
-    def _migrate(self) -> None:
-        (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-            with self._transaction() as db:
-                migration(db)
-                db.execute(f"PRAGMA user_version={number}")
+    def _reading(self) -> AbstractContextManager[Connection]:
+        return self.database.reading()
 
     # Embedding model -------------------------------------------------------------
 
@@ -141,7 +115,7 @@ class WorldStore:
                 return
         if rows["embed_model_id"] != model_id or int(rows["embed_dimension"]) != dimension:
             raise FailedPrecondition(
-                f"world {self.path.stem!r} was built with embedding model "
+                f"world {self.name} was built with embedding model "
                 f"{rows['embed_model_id']} ({rows['embed_dimension']}-d) but the server uses "
                 f"{model_id} ({dimension}-d); start the server with that embedding model "
                 f"or use another data directory"
@@ -179,8 +153,8 @@ class WorldStore:
             return known
         if agent_id in self._absent:
             return None
-        with self._lock:
-            row = self._db.execute(
+        with self._reading() as db:
+            row = db.execute(
                 "SELECT persona_json, reflection_enabled, planning_enabled, memory_enabled,"
                 " actions_json FROM agents WHERE agent_id = ?",
                 (agent_id,),
@@ -222,8 +196,8 @@ class WorldStore:
 
     def offer(self, agent_id: str, action_id: str) -> tuple[Offer, int | None] | None:
         """An action the agent chose, and the id of its memory once reported."""
-        with self._lock:
-            row = self._db.execute(
+        with self._reading() as db:
+            row = db.execute(
                 "SELECT speaker_id, name, arguments_json, price, currency, said, created,"
                 " memory_id FROM offers WHERE agent_id = ? AND action_id = ?",
                 (agent_id, action_id),
@@ -242,8 +216,8 @@ class WorldStore:
 
     def agent_ids(self) -> list[str]:
         """Every agent of the world, by id."""
-        with self._lock:
-            rows = self._db.execute("SELECT agent_id FROM agents ORDER BY agent_id").fetchall()
+        with self._reading() as db:
+            rows = db.execute("SELECT agent_id FROM agents ORDER BY agent_id").fetchall()
         return [str(agent_id) for (agent_id,) in rows]
 
     # Memories --------------------------------------------------------------------
@@ -254,7 +228,7 @@ class WorldStore:
         """Writes memories with their embeddings in one transaction; returns them with ids."""
         with self._transaction() as db:
             (stored,) = _insert_memories(db, [(agent_id, memories, vectors)])
-            db.execute(_NEW_VERSION, (agent_id,))
+            db.execute(_NEW_VERSION, (_version(), agent_id))
             return stored
 
     def add_perceptions(self, perceptions: Sequence[Perception]) -> list[list[MemoryRecord]]:
@@ -267,15 +241,17 @@ class WorldStore:
             stored = _insert_memories(
                 db, [(p.agent_id, p.memories, p.vectors) for p in perceptions]
             )
-            db.executemany(_NEW_VERSION, [(p.agent_id,) for p in perceptions if p.memories])
+            db.executemany(
+                _NEW_VERSION, [(_version(), p.agent_id) for p in perceptions if p.memories]
+            )
             return stored
 
     def load_memories(
         self, agent_id: str, dimension: int
     ) -> tuple[list[MemoryRecord], NDArray[np.float32]]:
         """Every memory of an agent, oldest first, with the embedding matrix."""
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 f"SELECT {_MEMORY_COLUMNS}, embedding FROM memories WHERE agent_id = ?"
                 " ORDER BY memory_id",
                 (agent_id,),
@@ -289,8 +265,8 @@ class WorldStore:
     def unembedded(self, agent_id: str) -> set[int]:
         """The agent's memories written before their embeddings and not completed since
         (a crash, or a shutdown, came in between)."""
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 "SELECT memory_id FROM memories WHERE agent_id = ? AND length(embedding) = 0",
                 (agent_id,),
             ).fetchall()
@@ -309,7 +285,7 @@ class WorldStore:
                 ],
             )
             for agent_id in {agent_id for agent_id, _, _ in completed}:
-                db.execute(_NEW_VERSION, (agent_id,))
+                db.execute(_NEW_VERSION, (_version(), agent_id))
 
     def list_memories(
         self,
@@ -333,8 +309,8 @@ class WorldStore:
         if created_before is not None:
             where.append("created < ?")
             args.append(created_before)
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)}"
                 " ORDER BY memory_id LIMIT ?",
                 (*args, limit),
@@ -344,14 +320,14 @@ class WorldStore:
     def memory_summary(self, agent_id: str, recent_seconds: float) -> MemorySummary:
         """How many memories an agent has, the latest game time they show (created or
         last accessed), and how many were created in the `recent_seconds` before it."""
-        with self._lock:
-            count, latest = self._db.execute(
+        with self._reading() as db:
+            count, latest = db.execute(
                 "SELECT COUNT(*), MAX(last_accessed) FROM memories WHERE agent_id = ?",
                 (agent_id,),
             ).fetchone()
             recent = 0
             if latest is not None:
-                (recent,) = self._db.execute(
+                (recent,) = db.execute(
                     "SELECT COUNT(*) FROM memories WHERE agent_id = ? AND created >= ?",
                     (agent_id, float(latest) - recent_seconds),
                 ).fetchone()
@@ -364,7 +340,7 @@ class WorldStore:
                 "DELETE FROM memories WHERE agent_id = ? AND memory_id = ?", (agent_id, memory_id)
             )
             if cursor.rowcount:
-                db.execute(_NEW_VERSION, (agent_id,))
+                db.execute(_NEW_VERSION, (_version(), agent_id))
                 db.execute("DELETE FROM claim_holders WHERE memory_id = ?", (memory_id,))
         return cursor.rowcount > 0
 
@@ -382,16 +358,16 @@ class WorldStore:
 
     def memory_owner(self, memory_id: int) -> str | None:
         """The agent a memory belongs to; None when the world has no such memory."""
-        with self._lock:
-            row = self._db.execute(
+        with self._reading() as db:
+            row = db.execute(
                 "SELECT agent_id FROM memories WHERE memory_id = ?", (memory_id,)
             ).fetchone()
         return None if row is None else str(row[0])
 
     def memory_version(self, agent_id: str) -> str:
         """Changes whenever the agent's memory set changes (adds and deletes, not access)."""
-        with self._lock:
-            row = self._db.execute(
+        with self._reading() as db:
+            row = db.execute(
                 "SELECT memory_version FROM agents WHERE agent_id = ?", (agent_id,)
             ).fetchone()
         return str(row[0]) if row else ""
@@ -409,9 +385,9 @@ class WorldStore:
     ) -> list[tuple[int, Commitment]]:
         """The commitments the agent's memories made that begin in [start, end): (the
         memory's id, the commitment), by start time (memory/commitments.py)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT memory_id, activity, start, end FROM commitments"
+        with self._reading() as db:
+            rows = db.execute(
+                'SELECT memory_id, activity, start, "end" FROM commitments'
                 " WHERE agent_id = ? AND start >= ? AND start < ? ORDER BY start, memory_id",
                 (agent_id, start, end),
             ).fetchall()
@@ -426,8 +402,8 @@ class WorldStore:
 
     def places(self, agent_id: str) -> list[str]:
         """The addresses an agent knows, in the order it learnt them."""
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 "SELECT address FROM places WHERE agent_id = ? ORDER BY first_seen, rowid",
                 (agent_id,),
             ).fetchall()
@@ -435,8 +411,8 @@ class WorldStore:
 
     def all_places(self) -> list[str]:
         """Every address some agent of the world knows, once each."""
-        with self._lock:
-            rows = self._db.execute("SELECT DISTINCT address FROM places").fetchall()
+        with self._reading() as db:
+            rows = db.execute("SELECT DISTINCT address FROM places").fetchall()
         return [address for (address,) in rows]
 
     # Plans -----------------------------------------------------------------------
@@ -452,15 +428,15 @@ class WorldStore:
 
     def load_plan(self, agent_id: str) -> tuple[GameTime, str] | None:
         """The agent's saved plan: its day and JSON; None when it has none."""
-        with self._lock:
-            row = self._db.execute(
+        with self._reading() as db:
+            row = db.execute(
                 "SELECT day, plan_json FROM plans WHERE agent_id = ?", (agent_id,)
             ).fetchone()
         return None if row is None else (float(row[0]), str(row[1]))
 
 
 def _insert_memories(
-    db: sqlite3.Connection,
+    db: Connection,
     batches: Sequence[tuple[str, Sequence[NewMemory], NDArray[np.float32] | None]],
 ) -> list[list[MemoryRecord]]:
     """Inserts (agent_id, memories, vectors) batches in one statement; vectors None
@@ -517,14 +493,18 @@ def _insert_memories(
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-    db.executemany("INSERT INTO commitments VALUES (?, ?, ?, ?, ?)", booked)
+    if rows:
+        _used_memory_ids(db, next_id - 1)
+    db.executemany(
+        'INSERT INTO commitments (agent_id, memory_id, activity, start, "end")'
+        " VALUES (?, ?, ?, ?, ?)",
+        booked,
+    )
     _learn_event_places(db, events)
     return stored
 
 
-def _learn_event_places(
-    db: sqlite3.Connection, events: Sequence[tuple[str, str, GameTime]]
-) -> None:
+def _learn_event_places(db: Connection, events: Sequence[tuple[str, str, GameTime]]) -> None:
     """An agent committed to an event at a place of the world ("go to the feast at the
     Red Boar") knows that place from then: every room of the area the event names,
     among the places some agent knows, joins its places. Hearing where an event is is
@@ -543,19 +523,40 @@ def _learn_event_places(
     _insert_places(db, learnt)
 
 
-def _next_memory_id(db: sqlite3.Connection) -> int:
-    """The id AUTOINCREMENT gives the next memory: above every id ever used."""
-    (last,) = db.execute(
-        "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0),"
-        " coalesce((SELECT max(memory_id) FROM memories), 0))"
+def _next_memory_id(db: Connection) -> int:
+    """The id AUTOINCREMENT gives the next memory: above every id ever used (SQLite's
+    sqlite_sequence, PostgreSQL's identity sequence, which _used_memory_ids moves on)."""
+    used = (
+        "(SELECT seq FROM sqlite_sequence WHERE name = 'memories')"
+        if dialect_of(db) == "sqlite"
+        else "(SELECT CASE WHEN is_called THEN last_value END FROM memories_memory_id_seq)"
+    )
+    last, highest = db.execute(
+        f"SELECT coalesce({used}, 0), coalesce((SELECT max(memory_id) FROM memories), 0)"
     ).fetchone()
-    return int(last) + 1
+    return max(int(last), int(highest)) + 1
 
 
-def _insert_places(db: sqlite3.Connection, rows: Sequence[tuple[str, str, GameTime]]) -> None:
+def _used_memory_ids(db: Connection, last: int) -> None:
+    """Moves PostgreSQL's identity sequence past ids given explicitly (SQLite's
+    AUTOINCREMENT counts them itself)."""
+    if dialect_of(db) == "postgresql":
+        db.execute("SELECT setval('memories_memory_id_seq', ?)", (last,))
+
+
+def _version() -> str:
+    """A new memory version of an agent (see memory_version)."""
+    return secrets.token_hex(8)
+
+
+def _insert_places(db: Connection, rows: Sequence[tuple[str, str, GameTime]]) -> None:
     """Adds (agent_id, address, game_time) rows to the places agents know; an empty
     address is no place."""
-    db.executemany("INSERT OR IGNORE INTO places VALUES (?, ?, ?)", [row for row in rows if row[1]])
+    db.executemany(
+        "INSERT INTO places (agent_id, address, first_seen) VALUES (?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
+        [row for row in rows if row[1]],
+    )
 
 
 _NEW_MEMORY_VALUES = attrgetter(*(f.name for f in fields(NewMemory)))  # in field order

@@ -18,6 +18,7 @@ from npc_brain.llm.worker import in_fresh_thread
 from npc_brain.memory.ann import AnnIndex
 from npc_brain.memory.records import MemoryRecord, NewMemory
 from npc_brain.memory.store import Perception, WorldStore
+from npc_brain.memory.stores import SqliteStores, Stores
 from npc_brain.memory.stream import AgentStream
 from npc_brain.mind.plan.prompts import plan_from_json, plan_to_json
 from npc_brain.mind.state import AgentMind
@@ -298,16 +299,24 @@ class Backlogged:
 
 
 class WorldRegistry:
-    """Opens world stores under data_dir/worlds/<world_id>.sqlite3 on first use."""
+    """Opens the worlds' stores (memory/stores.py: SQLite files under data_dir/worlds by
+    default) on first use; each world's saved ANN index is data_dir/worlds/<id>.index."""
 
     def __init__(
-        self, data_dir: Path, embed_model_id: str, dimension: int, exact_limit: int = 10_000
+        self,
+        data_dir: Path,
+        embed_model_id: str,
+        dimension: int,
+        exact_limit: int = 10_000,
+        stores: Stores | None = None,
     ) -> None:
         self._dir = data_dir / "worlds"
         self._embed_model_id = embed_model_id
         self._dimension = dimension
         self._exact_limit = exact_limit
         self._worlds: dict[str, World] = {}
+        self.stores: Stores = stores or SqliteStores(data_dir)
+        self.stores.on_lost(self._lost)
 
     @property
     def embedding_model(self) -> tuple[str, int]:
@@ -317,20 +326,19 @@ class WorldRegistry:
     def get(self, world_id: str, *, create: bool = True) -> World:
         """The open world; opened (or, with `create`, made) on first use.
 
-        NOT_FOUND when it does not exist and `create` is off. Each world is its own
-        store file, so nothing in one world is reachable through another's id.
+        NOT_FOUND when it does not exist and `create` is off; UNAVAILABLE when another
+        server serves it (a shared PostgreSQL). Each world is its own store, so nothing
+        in one world is reachable through another's id.
         """
         world = self._worlds.get(world_id)
         if world is None:
             self.check_name(world_id)
-            path = self._dir / f"{world_id}.sqlite3"
-            if not create and not path.exists():
-                raise NotFound(f"world {world_id!r} does not exist (UpsertAgent creates it)")
-            store = WorldStore(path)
+            store = self.stores.open(world_id, create=create)
             try:
                 store.bind_embedding_model(self._embed_model_id, self._dimension)
             except Exception:
                 store.close()
+                self.stores.release(world_id)
                 raise
             world = World(
                 world_id,
@@ -346,36 +354,34 @@ class WorldRegistry:
         """Opens the world's store afresh, dropping all in-RAM state of its agents.
 
         The old World is not closed: calls still running hold it (its store is fenced
-        by whoever replaced the file) and it goes when they finish.
+        by whoever replaced the world) and it goes when they finish.
         """
         self._worlds.pop(world_id, None)
         return self.get(world_id)
 
+    def _lost(self, world_id: str) -> None:
+        """Another server took the world over: its in-RAM state here is stale."""
+        world = self._worlds.pop(world_id, None)
+        if world is not None:
+            world.store.fence(f"world {world_id!r} moved to another npc-brain server; call again")
+
     def ids(self) -> list[str]:
-        """The worlds under data_dir/worlds, open or not, in order."""
-        if not self._dir.is_dir():
-            return []
+        """The worlds of the store, open or not, in order."""
         found = []
-        for path in sorted(self._dir.glob("*.sqlite3")):
+        for world_id in self.stores.ids():
             try:
-                found.append(validation.world_id(path.stem))
+                found.append(validation.world_id(world_id))
             except InvalidArgument:
-                continue  # not a file this server wrote
+                continue  # not a world this server made (a file someone put there)
         return found
 
     def check_name(self, world_id: str) -> None:
-        """Refuses an id that differs only in case from a world on disk: on Windows and
-        macOS both would be one file, so one world could be read through the other."""
-        if not self._dir.is_dir():
-            return
-        folded = world_id.casefold()
-        for path in self._dir.glob("*.sqlite3"):
-            if path.stem != world_id and path.stem.casefold() == folded:
-                raise InvalidArgument(
-                    "world_id", f"differs only in case from the existing world {path.stem!r}"
-                )
+        """Refuses an id that differs only in case from an existing world's: on Windows
+        and macOS both would be one file, so one world could be read through the other."""
+        self.stores.check_name(world_id)
 
     def close(self) -> None:
         for world in self._worlds.values():
             world.close()
         self._worlds.clear()
+        self.stores.close()

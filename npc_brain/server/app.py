@@ -18,6 +18,7 @@ from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
 from npc_brain.llm.base import Embedder
+from npc_brain.memory.stores import stores_from_settings
 from npc_brain.mind.world import WorldRegistry
 from npc_brain.server.auth import check_exposure
 from npc_brain.server.http import HttpServer, create_http_server
@@ -38,7 +39,11 @@ def build_brain(settings: Settings, embedder: Embedder | None = None) -> Brain:
     embedder = embedder or embedder_from_settings(settings)
     chat = chat_from_settings(settings)  # a chat_url server, or the embedded GGUF
     worlds = WorldRegistry(
-        settings.data_dir, embedder.model_id, embedder.dimension, settings.exact_retrieval_limit
+        settings.data_dir,
+        embedder.model_id,
+        embedder.dimension,
+        settings.exact_retrieval_limit,
+        stores_from_settings(settings),
     )
     return Brain(chat=chat, embedder=embedder, worlds=worlds, settings=settings)
 
@@ -73,9 +78,41 @@ async def create_server(brain: Brain, address: str) -> tuple[grpc.aio.Server, in
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
+    if not settings.advertise_address:
+        brain.stores.advertise(f"{settings.host}:{port}")
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    if brain.stores.shared:
+        watcher = asyncio.create_task(_watch_store(brain, health_servicer))
+        _WATCHERS.add(watcher)
+        watcher.add_done_callback(_WATCHERS.discard)
     return server, port
+
+
+STORE_CHECK_SECONDS = 2.0
+_WATCHERS: set[asyncio.Task[None]] = set()  # referenced while they run
+
+
+async def _watch_store(brain: Brain, health_servicer: health.aio.HealthServicer) -> None:
+    """Health is SERVING while the store can be reached, NOT_SERVING while it cannot
+    (a shared PostgreSQL that is down), checked every STORE_CHECK_SECONDS."""
+    serving = True
+    while True:
+        await asyncio.sleep(STORE_CHECK_SECONDS)
+        try:
+            healthy = await asyncio.to_thread(brain.stores.healthy)
+        except Exception:  # the store was closed: the server is stopping
+            return
+        if healthy != serving:
+            status = (
+                health_pb2.HealthCheckResponse.SERVING
+                if healthy
+                else (health_pb2.HealthCheckResponse.NOT_SERVING)
+            )
+            for name in ("", SERVICE_NAME):
+                await health_servicer.set(name, status)
+            log.warning("store %s", "reachable again" if healthy else "unreachable")
+            serving = healthy
 
 
 async def create_http_gateway(

@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 
 from npc_brain.errors import NpcBrainError
 from npc_brain.server.context import CallContext, Metadata
-from npc_brain.server.limits import RETRY_AFTER_MS
+from npc_brain.server.limits import OWNER, RETRY_AFTER_MS
 from npc_brain.server.status import status_of
 from npc_brain.v1 import brain_pb2
 
@@ -70,11 +70,15 @@ class Aborted(Exception):
         self.trailing_metadata = tuple(trailing_metadata)
 
     def http_headers(self) -> list[tuple[str, str]]:
-        """HTTP headers for the trailing metadata: `retry-after-ms` becomes `Retry-After`."""
+        """HTTP headers for the trailing metadata: `retry-after-ms` becomes `Retry-After`,
+        `npc-brain-owner` (the server that owns the world) `NPC-Brain-Owner`."""
+        headers = []
         for key, value in self.trailing_metadata:
             if key == RETRY_AFTER_MS and value.isdigit():
-                return [("Retry-After", str(max(1, -(-int(value) // 1000))))]
-        return []
+                headers.append(("Retry-After", str(max(1, -(-int(value) // 1000)))))
+            elif key == OWNER:
+                headers.append(("NPC-Brain-Owner", value))
+        return headers
 
 
 class GatewayContext:

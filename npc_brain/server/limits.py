@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from npc_brain.errors import NpcBrainError, ResourceExhausted
+from npc_brain.errors import NpcBrainError, ResourceExhausted, Unavailable
 
 RETRY_AFTER_MS = "retry-after-ms"  # gRPC trailing metadata; HTTP answers `Retry-After`
+OWNER = "npc-brain-owner"  # gRPC trailing metadata; HTTP answers `NPC-Brain-Owner`
 BUSY_RETRY_SECONDS = 0.5
 
 
@@ -39,7 +40,10 @@ class Admission:
 
 
 def retry_metadata(error: NpcBrainError) -> tuple[tuple[str, str], ...]:
-    """Trailing metadata with the retry hint of a RESOURCE_EXHAUSTED error, else none."""
-    if isinstance(error, ResourceExhausted):
-        return ((RETRY_AFTER_MS, str(max(1, round(error.retry_after_s * 1000)))),)
-    return ()
+    """Trailing metadata with the retry hint of a RESOURCE_EXHAUSTED or UNAVAILABLE
+    error, and the address of the server that owns the world where another one does."""
+    if not isinstance(error, ResourceExhausted | Unavailable):
+        return ()
+    hint = ((RETRY_AFTER_MS, str(max(1, round(error.retry_after_s * 1000)))),)
+    owner = getattr(error, "owner", "")
+    return hint + (((OWNER, owner),) if owner else ())

@@ -14,6 +14,7 @@ STATUS_OF: dict[type[errors.NpcBrainError], grpc.StatusCode] = {
     errors.ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
     errors.Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
     errors.DeadlineExceeded: grpc.StatusCode.DEADLINE_EXCEEDED,
+    errors.Unavailable: grpc.StatusCode.UNAVAILABLE,
 }
 
 

@@ -1,4 +1,4 @@
-"""Claims in the store and how they spread (real SQLite files): source chains, hops,
+"""Claims in the store and how they spread (real SQLite files and PostgreSQL schemas): source chains, hops,
 confidence that falls with hops and rises with independent sources, who told whom,
 forgetting, knowledge filters, and databases from before claims."""
 
@@ -22,6 +22,7 @@ from npc_brain.memory.records import (
     Sharing,
 )
 from npc_brain.memory.store import WorldStore
+from tests.conftest import OpenStore
 from npc_brain.memory.stream import AgentStream
 from npc_brain.mind.talk.answers import key_terms
 from npc_brain.mind.talk.carry import carried, name_terms, reveals
@@ -83,8 +84,8 @@ def test_a_chain_follows_each_teller_as_it_stood_when_it_told() -> None:
     assert holders["maria"].chain == ("isabella", "maria") and holders["maria"].hops == 1
 
 
-def _store(tmp_path: Path, *agents: str) -> WorldStore:
-    store = WorldStore(tmp_path / "world.sqlite3")
+def _store(open_store: OpenStore, *agents: str) -> WorldStore:
+    store = open_store()
     for agent_id in agents:
         store.upsert_agent(AgentRecord(agent_id, Persona(agent_id.title())))
     return store
@@ -96,8 +97,8 @@ def _memory(store: WorldStore, agent_id: str, text: str, sharing: Sharing = ANYO
     return stored
 
 
-def test_tellings_are_stored_durably_and_told_once_per_listener(tmp_path: Path) -> None:
-    store = _store(tmp_path, "isabella", "klaus", "maria")
+def test_tellings_are_stored_durably_and_told_once_per_listener(open_store: OpenStore) -> None:
+    store = _store(open_store, "isabella", "klaus", "maria")
     seed = _memory(store, "isabella", "A party on the 14th.")
     said, heard = _memory(store, "isabella", "said"), _memory(store, "klaus", "heard")
     vector = np.ones(DIM, dtype=np.float32) / 2
@@ -109,7 +110,7 @@ def test_tellings_are_stored_durably_and_told_once_per_listener(tmp_path: Path) 
     assert store.claims.record([later]) == [claim]  # her own line of it tells the same claim
     store.close()
 
-    store = WorldStore(tmp_path / "world.sqlite3")
+    store = open_store()
     assert store.claims.has_told("isabella", "klaus", claim)
     assert store.claims.heard_from("klaus", "isabella", claim)
     assert not store.claims.has_told("klaus", "isabella", claim)
@@ -146,8 +147,8 @@ def test_sharing_is_stored_and_each_restriction_narrows() -> None:
     assert only_klaus.narrowed(PRIVATE) == PRIVATE
 
 
-def test_a_stream_recalls_for_a_listener_only_what_it_may_be_told(tmp_path: Path) -> None:
-    store = _store(tmp_path, "klaus")
+def test_a_stream_recalls_for_a_listener_only_what_it_may_be_told(open_store: OpenStore) -> None:
+    store = _store(open_store, "klaus")
     kept = [
         _memory(store, "klaus", "public"),
         _memory(store, "klaus", "secret", PRIVATE),
