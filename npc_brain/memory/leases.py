@@ -49,7 +49,12 @@ class Leases:
     """This process's leases on the worlds of one PostgreSQL."""
 
     def __init__(
-        self, pool: psycopg_pool.ConnectionPool, address: str, seconds: float = 10.0
+        self,
+        pool: psycopg_pool.ConnectionPool,
+        address: str,
+        seconds: float = 10.0,
+        *,
+        renew: bool = True,
     ) -> None:
         self.owner = f"{address}#{secrets.token_hex(6)}"
         self.address = address
@@ -62,7 +67,8 @@ class Leases:
         with unavailable_on_failure("the world catalog"), pool.connection() as connection:
             connection.execute(CATALOG)
         self._renewer = threading.Thread(target=self._renew_loop, name="leases", daemon=True)
-        self._renewer.start()
+        if renew:  # off: leases lapse unless renew() is called (tests of expiry)
+            self._renewer.start()
 
     def on_lost(self, callback: Callable[[str], None]) -> None:
         """Calls `callback(world_id)` when a lease this process held is gone."""
@@ -148,7 +154,8 @@ class Leases:
 
     def close(self) -> None:
         self._stop.set()
-        self._renewer.join(timeout=5)
+        if self._renewer.is_alive():
+            self._renewer.join(timeout=5)
         for world_id in list(self._held):
             self.release(world_id)
 
