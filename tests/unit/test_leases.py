@@ -16,15 +16,18 @@ from npc_brain.memory.leases import Leases
 from npc_brain.memory.postgres import PostgresDatabase
 
 
+Pool = postgres.psycopg_pool.ConnectionPool
+
+
 @pytest.fixture
-def pool(postgres_url: str) -> Iterator[postgres.psycopg_pool.ConnectionPool]:
+def pool(postgres_url: str) -> Iterator[Pool]:
     pool = postgres.connect(postgres_url, max_connections=8, timeout_s=10)
     yield pool
     pool.close()
 
 
-def test_a_held_world_is_refused_to_another_server_naming_its_owner(pool: object) -> None:
-    a, b = Leases(pool, "a.internal:50051"), Leases(pool, "b.internal:50051")  # type: ignore[arg-type]
+def test_a_held_world_is_refused_to_another_server_naming_its_owner(pool: Pool) -> None:
+    a, b = Leases(pool, "a.internal:50051"), Leases(pool, "b.internal:50051")
     with pytest.raises(NotFound):
         a.take("town", create=False)
     a.take("town", create=True)
@@ -40,24 +43,24 @@ def test_a_held_world_is_refused_to_another_server_naming_its_owner(pool: object
 
 
 def test_a_dead_owners_world_is_taken_after_its_lease_and_its_writes_are_fenced(
-    pool: object,
+    pool: Pool,
 ) -> None:
-    dead = Leases(pool, "dead:1", seconds=1.0, renew=False)  # type: ignore[arg-type]
-    heir = Leases(pool, "heir:1", seconds=1.0)  # type: ignore[arg-type]
+    dead = Leases(pool, "dead:1", seconds=1.0, renew=False)
+    heir = Leases(pool, "heir:1", seconds=1.0)
     lost: list[str] = []
     dead.on_lost(lost.append)
     dead.take("town", create=True)
-    old = PostgresDatabase(pool, "town", dead.fence("town"))  # type: ignore[arg-type]
+    old = PostgresDatabase(pool, "town", dead.fence("town"))
     with old.transaction() as db:
         db.execute("INSERT INTO meta (key, value) VALUES ('by', 'dead')")
     with pytest.raises(Unavailable):
         heir.take("town", create=True)
     time.sleep(1.1)
     heir.take("town", create=True)
-    new = PostgresDatabase(pool, "town", heir.fence("town"))  # type: ignore[arg-type]
-    with pytest.raises(Unavailable, match="no longer served by this npc-brain server"):
-        with old.transaction() as db:
-            db.execute("UPDATE meta SET value = 'dead again' WHERE key = 'by'")
+    new = PostgresDatabase(pool, "town", heir.fence("town"))
+    refused = pytest.raises(Unavailable, match="no longer served by this npc-brain server")
+    with refused, old.transaction() as db:
+        db.execute("UPDATE meta SET value = 'dead again' WHERE key = 'by'")
     assert lost == ["town"]
     with new.reading() as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'by'").fetchone() == ("dead",)
@@ -69,14 +72,15 @@ RACES = 1000
 
 
 def test_two_servers_never_write_one_world_at_once_under_a_forced_lease_race(
-    pool: object,
+    pool: Pool,
 ) -> None:
     """Leases of 2 ms, never renewed: each try, both servers take the world if its lease
-    lapsed and write through their fence, holding it 1 ms. Writes inside the fence never overlap, and the
-    epochs they write never go back (no stale owner writes after a newer one)."""
-    servers = [Leases(pool, f"s{i}:1", seconds=0.002, renew=False) for i in range(2)]  # type: ignore[arg-type]
+    lapsed and write through their fence, holding it 1 ms. Writes inside the fence never
+    overlap, and the epochs they write never go back (no stale owner writes after a newer
+    one)."""
+    servers = [Leases(pool, f"s{i}:1", seconds=0.002, renew=False) for i in range(2)]
     servers[0].take("town", create=True)
-    stores = [PostgresDatabase(pool, "town", s.fence("town")) for s in servers]  # type: ignore[arg-type]
+    stores = [PostgresDatabase(pool, "town", s.fence("town")) for s in servers]
     with stores[0].transaction() as db:
         db.execute("CREATE TABLE log (n BIGINT GENERATED ALWAYS AS IDENTITY, epoch BIGINT)")
     inside = [0]
