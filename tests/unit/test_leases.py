@@ -15,7 +15,6 @@ from npc_brain.memory import postgres
 from npc_brain.memory.leases import Leases
 from npc_brain.memory.postgres import PostgresDatabase
 
-
 Pool = postgres.psycopg_pool.ConnectionPool
 
 
