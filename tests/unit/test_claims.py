@@ -1,6 +1,6 @@
-"""Claims in the store and how they spread (real SQLite files and PostgreSQL schemas): source chains, hops,
-confidence that falls with hops and rises with independent sources, who told whom,
-forgetting, knowledge filters, and databases from before claims."""
+"""Claims in the store and how they spread (real SQLite files and PostgreSQL schemas):
+source chains, hops, confidence that falls with hops and rises with independent sources,
+who told whom, forgetting, knowledge filters, and databases from before claims."""
 
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ from npc_brain.memory.records import (
     Sharing,
 )
 from npc_brain.memory.store import WorldStore
-from tests.conftest import OpenStore
 from npc_brain.memory.stream import AgentStream
 from npc_brain.mind.talk.answers import key_terms
 from npc_brain.mind.talk.carry import carried, name_terms, reveals
 from npc_brain.persona import AgentRecord, Persona
+from tests.conftest import OpenStore
 
 T0 = 1_676_275_200.0
 DIM = 4

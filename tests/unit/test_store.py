@@ -1,4 +1,5 @@
-"""The store, on SQLite and on PostgreSQL: round trips, persisted access times, migrations, model binding."""
+"""The store, on SQLite and on PostgreSQL: round trips, persisted access times,
+migrations, model binding."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import numpy as np
 import pytest
 
 from npc_brain.errors import FailedPrecondition
-from npc_brain.memory.records import MemoryKind, NewMemory, Source, SourceKind
 from npc_brain.memory.migrations import MIGRATIONS
+from npc_brain.memory.records import MemoryKind, NewMemory, Source, SourceKind
 from npc_brain.memory.store import WorldStore
 from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import OpenStore
