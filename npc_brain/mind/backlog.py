@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import NDArray
 
+from npc_brain.errors import Unavailable
 from npc_brain.memory.records import UNRATED, MemoryRecord
 from npc_brain.mind.world import Backlogged, World
 from npc_brain.persona import AgentRecord
@@ -98,5 +99,11 @@ def _completed(
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and (error := task.exception()) is not None:
+    """A store that cannot be reached (Unavailable) is said in one line: the backlog
+    stays, and the next write or read of the world catches up again."""
+    if task.cancelled() or (error := task.exception()) is None:
+        return
+    if isinstance(error, Unavailable):
+        log.warning("embedding memories stored before their embeddings waits: %s", error)
+    else:
         log.error("embedding memories stored before their embeddings failed", exc_info=error)
