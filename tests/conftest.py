@@ -20,6 +20,7 @@ from npc_brain.config import Settings
 from npc_brain.llm.base import ChatModel, Embedder
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.memory.store import WorldStore
+from npc_brain.memory.stores import stores_from_settings
 from npc_brain.mind.world import WorldRegistry
 from npc_brain.server.app import create_server
 from npc_brain.v1 import brain_pb2_grpc
@@ -103,7 +104,11 @@ def make_brain(
         chat=chat or ScriptedChat(default={"rating": 3}),
         embedder=embedder,
         worlds=WorldRegistry(
-            config.data_dir, embedder.model_id, embedder.dimension, config.exact_retrieval_limit
+            config.data_dir,
+            embedder.model_id,
+            embedder.dimension,
+            config.exact_retrieval_limit,
+            stores_from_settings(config),
         ),
         settings=config,
     )
@@ -186,3 +191,12 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenS
     pool = connect(request.getfixturevalue("postgres_url"), max_connections=4, timeout_s=10)
     yield lambda world_id="w": WorldStore(PostgresDatabase(pool, world_id))
     pool.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_settings(request: pytest.FixtureRequest) -> dict[str, object]:
+    """make_brain's settings for each backend: SQLite files in its data_dir, or a fresh
+    database on the session's real PostgreSQL (`store_url`)."""
+    if request.param == "sqlite":
+        return {}
+    return {"store_url": request.getfixturevalue("postgres_url")}

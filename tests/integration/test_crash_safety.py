@@ -2,11 +2,13 @@
 and after every restart find every acknowledged memory stored and retrievable, with the
 retrieval index consistent with the store. One cycle ends with SIGTERM instead: it
 drains the calls in flight and exits 0 (and saves an ANN index that later writes make
-stale, which the next restarts must not use)."""
+stale, which the next restarts must not use). On SQLite files and on a shared
+PostgreSQL."""
 
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import grpc
@@ -96,17 +98,38 @@ def _check(server: ServerProcess, acked: dict[str, str], cycles_done: int) -> in
     return len(lost)
 
 
-def test_no_acknowledged_memory_is_lost_across_sigkill_restarts(tmp_path: Path) -> None:
+def _upsert_once_served(server: ServerProcess) -> None:
+    """UpsertAgent, again while the world is UNAVAILABLE: on a shared PostgreSQL the
+    killed server's lease must lapse before the restarted one takes the world."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            server.stub.UpsertAgent(
+                pb.UpsertAgentRequest(
+                    agent_id="isabella", persona=pb.Persona(name="Isabella Rodriguez")
+                )
+            )
+            return
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_no_acknowledged_memory_is_lost_across_sigkill_restarts(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    flags = SERVER_FLAGS
+    if backend == "postgresql":
+        url = request.getfixturevalue("postgres_url")
+        flags += ("--store-url", url, "--lease-seconds", "2")
     acked: dict[str, str] = {}
     lock = threading.Lock()
     lost = 0
     for cycle in range(CYCLES):
-        server = ServerProcess(tmp_path / "data", *SERVER_FLAGS)
-        server.stub.UpsertAgent(
-            pb.UpsertAgentRequest(
-                agent_id="isabella", persona=pb.Persona(name="Isabella Rodriguez")
-            )
-        )
+        server = ServerProcess(tmp_path / "data", *flags)
+        _upsert_once_served(server)
         lost += _check(server, acked, cycle)
         before = len(acked)
         writers = [
@@ -124,11 +147,12 @@ def test_no_acknowledged_memory_is_lost_across_sigkill_restarts(tmp_path: Path) 
         for thread in writers:
             thread.join(timeout=60)
 
-    server = ServerProcess(tmp_path / "data", *SERVER_FLAGS)
+    server = ServerProcess(tmp_path / "data", *flags)
     try:
+        _upsert_once_served(server)
         lost += _check(server, acked, CYCLES)
         print(
-            f"cycles={CYCLES} sigkills={CYCLES - 1} sigterms=1 "
+            f"backend={backend} cycles={CYCLES} sigkills={CYCLES - 1} sigterms=1 "
             f"acknowledged={len(acked)} lost={lost}"
         )
         assert lost == 0

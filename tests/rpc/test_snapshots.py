@@ -61,8 +61,17 @@ def _code(call: object) -> grpc.StatusCode:
     return error.value.code()  # type: ignore[no-any-return]
 
 
-def test_save_change_load_brings_the_saved_minds_back(fake_server: RunningServer) -> None:
-    stub = fake_server.stub
+def test_save_change_load_brings_the_saved_minds_back(
+    tmp_path: Path, store_settings: dict[str, object]
+) -> None:
+    running, stop = start_server(make_brain(tmp_path, **store_settings))
+    try:
+        _save_change_load(running.stub)
+    finally:
+        stop()
+
+
+def _save_change_load(stub: brain_pb2_grpc.BrainStub) -> None:
     _upsert(stub)
     kept = _perceive(stub, "Isabella opened the cafe", "Klaus ordered coffee")
     saved_memories = _memories(stub)
@@ -132,6 +141,50 @@ def test_a_snapshot_copied_to_another_data_dir_loads_there(tmp_path: Path) -> No
         ]
         there.stub.LoadWorld(pb.LoadWorldRequest(world_id="town", snapshot_id=slot.snapshot_id))
         assert _memories(there.stub, world="town") == saved
+    finally:
+        stop_there()
+
+
+@pytest.mark.parametrize("source", ["sqlite", "postgresql"])
+def test_a_snapshot_saved_on_one_backend_loads_on_the_other(
+    tmp_path: Path, postgres_url: str, source: str
+) -> None:
+    backends: dict[str, dict[str, object]] = {
+        "sqlite": {},
+        "postgresql": {"store_url": postgres_url},
+    }
+    target = "sqlite" if source == "postgresql" else "postgresql"
+    here, stop_here = start_server(make_brain(tmp_path / "here", **backends[source]))
+    try:
+        _upsert(here.stub, world="town")
+        _perceive(here.stub, "Isabella opened the cafe at 8 am", world="town")
+        _perceive(here.stub, "the baker is ill", world="town")
+        (rumour,) = _perceive(here.stub, "a rumour", world="town")
+        here.stub.ForgetMemory(  # the newest: its id is above every id the world holds
+            pb.ForgetMemoryRequest(world_id="town", agent_id="isabella", memory_id=rumour)
+        )
+        saved = _memories(here.stub, world="town")
+        slot = here.stub.SaveWorld(pb.SaveWorldRequest(world_id="town", label="move"))
+    finally:
+        stop_here()
+    folder = tmp_path / "there/data/snapshots/town"
+    folder.mkdir(parents=True)
+    shutil.copy(tmp_path / "here/data/snapshots/town" / f"{slot.snapshot_id}.sqlite3", folder)
+    there, stop_there = start_server(make_brain(tmp_path / "there", **backends[target]))
+    try:
+        _upsert(there.stub, name="Someone Else", world="town")
+        there.stub.LoadWorld(pb.LoadWorldRequest(world_id="town", snapshot_id=slot.snapshot_id))
+        assert _memories(there.stub, world="town") == saved
+        agent = there.stub.GetAgent(pb.GetAgentRequest(world_id="town", agent_id="isabella"))
+        assert agent.persona.name == "Isabella"
+        found = there.stub.Retrieve(
+            pb.RetrieveRequest(
+                world_id="town", agent_id="isabella", game_time=_at(120), query="baker", k=1
+            )
+        )
+        assert [m.memory.description for m in found.memories] == ["the baker is ill"]
+        (new_id,) = _perceive(there.stub, "the cafe reopened", world="town")
+        assert int(new_id) == int(rumour) + 1, "a forgotten id is never given again"
     finally:
         stop_there()
 
