@@ -33,6 +33,11 @@ Sections (all but realtime by default; a full run takes about 10 minutes on 2 co
   (bench/data/actions, test split): the right action or none, words that contradict the
   choice, a reported sale told back, and a reply's extra latency with actions declared
   over the same lines without (bench/actions.py).
+- scale-out (only with --only scale-out: about 5 minutes): several servers sharing one
+  real PostgreSQL (tests/postgres/server.py starts it): acked writes lost over 10 SIGKILLs
+  of a world's owner and the time to the world served again, a forced lease race,
+  Perceive and store writes/s and Retrieve p99 (100,000 memories) against SQLite, 4
+  servers with 200 worlds, a database outage under load (bench/scale_out.py).
 - realtime (only with --only realtime: about 30 minutes, plus llama-server's build the
   first time): a player's first token idle and while the town thinks, against the
   serial scheduler; 8 calls decoded together against 1, beside llama-server; the default
@@ -70,6 +75,7 @@ from bench import (
     prompt_cache,
     realtime_section,
     retrieval,
+    scale_out,
     server_suite,
     talk_section,
 )
@@ -78,7 +84,7 @@ from npc_brain.config import Settings
 from npc_brain.llm.llama import LlamaEmbedder
 
 DEFAULT_SECTIONS = ("model", "embedding", "prompts", "retrieval")
-SECTIONS = (*DEFAULT_SECTIONS, "realtime", "talk", "long-memory", "actions")
+SECTIONS = (*DEFAULT_SECTIONS, "realtime", "talk", "long-memory", "actions", "scale-out")
 
 
 def retrieval_rows(quick: bool) -> list[Row]:
@@ -181,6 +187,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "actions" in sections:
         progress("actions: requests, trades and threats to NPCs with game actions declared")
         rows += actions.rows()
+    if "scale-out" in sections:
+        progress("scale-out: servers sharing one PostgreSQL, failover, leases, outage")
+        rows += scale_out.rows()
     if "realtime" in sections:
         progress("real time: first token, batching, the demo town, a day, Tick, contention")
         rows += realtime_section.rows(args.quick)

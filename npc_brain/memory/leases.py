@@ -22,7 +22,7 @@ import psycopg
 import psycopg_pool
 
 from npc_brain.errors import NotFound, Unavailable
-from npc_brain.memory.postgres import PgConnection, unavailable_on_failure
+from npc_brain.memory.postgres import FENCED, PgConnection, unavailable_on_failure
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,19 @@ CREATE TABLE IF NOT EXISTS public.npc_brain_worlds (
     epoch BIGINT NOT NULL DEFAULT 0,
     expires TIMESTAMPTZ NOT NULL DEFAULT '-infinity'
 )"""
+
+# Run first in every write transaction, unread: its lock is taken at once, and a refusal
+# aborts the transaction, surfacing at its COMMIT (no round trip of its own).
+FENCE_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION public.npc_brain_fence(world TEXT, holder TEXT, held BIGINT)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM public.npc_brain_worlds
+        WHERE world_id = world AND owner = holder AND epoch = held FOR SHARE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '{FENCED}: world % is no longer held by %', world, holder;
+    END IF;
+END $$"""
 
 _TAKE = """
 INSERT INTO public.npc_brain_worlds AS w (world_id, owner, address, epoch, expires)
@@ -64,8 +77,14 @@ class Leases:
         self._lock = threading.Lock()
         self._lost: list[Callable[[str], None]] = []
         self._stop = threading.Event()
-        with unavailable_on_failure("the world catalog"), pool.connection() as connection:
+        with (
+            unavailable_on_failure("the world catalog"),
+            pool.connection() as connection,
+            connection.transaction(),
+        ):
+            connection.execute("SELECT pg_advisory_xact_lock(hashtext('npc_brain_worlds'))")
             connection.execute(CATALOG)
+            connection.execute(FENCE_FUNCTION)
         self._renewer = threading.Thread(target=self._renew_loop, name="leases", daemon=True)
         if renew:  # off: leases lapse unless renew() is called (tests of expiry)
             self._renewer.start()
@@ -117,24 +136,16 @@ class Leases:
             self._held[world_id] = int(row[0])
         log.info("took world %s (epoch %d)", world_id, row[0])
 
-    def fence(self, world_id: str) -> Callable[[PgConnection], None]:
-        """The check each write transaction of the world runs first."""
+    def epoch(self, world_id: str) -> int:
+        """The epoch of the world's lease this process holds; Unavailable when none."""
+        held = self._held.get(world_id)
+        if held is None:
+            raise Unavailable(f"world {world_id!r} is not served by this npc-brain server")
+        return held
 
-        def check(db: PgConnection) -> None:
-            row = db.execute(
-                "SELECT epoch, address FROM public.npc_brain_worlds"
-                " WHERE world_id = ? AND owner = ? FOR SHARE",
-                (world_id, self.owner),
-            ).fetchone()
-            held = self._held.get(world_id)
-            if row is None or held is None or int(row[0]) != held:
-                self._drop(world_id)
-                raise Unavailable(
-                    f"world {world_id!r} is no longer served by this npc-brain server"
-                    " (another took it over after its lease expired); call again"
-                )
-
-        return check
+    def fence(self, world_id: str) -> WorldFence:
+        """What each write transaction of the world checks first."""
+        return WorldFence(self, world_id)
 
     def release(self, world_id: str) -> None:
         """Gives the world up now, so another server may take it without waiting."""
@@ -192,3 +203,27 @@ class Leases:
         renewed = {world_id for (world_id,) in rows}
         for world_id in held.keys() - renewed:
             self._drop(world_id)
+
+
+class WorldFence:
+    """A write transaction of the world commits only while this process holds the
+    world's lease at the epoch it took (memory/postgres.Fence)."""
+
+    def __init__(self, leases: Leases, world_id: str) -> None:
+        self._leases = leases
+        self._world_id = world_id
+
+    def check(self, db: PgConnection) -> None:
+        held = self._leases._held.get(self._world_id)
+        if held is None:
+            raise self.refused()
+        db.execute(
+            "SELECT public.npc_brain_fence(?, ?, ?)", (self._world_id, self._leases.owner, held)
+        )
+
+    def refused(self) -> Unavailable:
+        self._leases._drop(self._world_id)
+        return Unavailable(
+            f"world {self._world_id!r} is no longer served by this npc-brain server"
+            " (another took it over after its lease expired); call again"
+        )

@@ -444,7 +444,7 @@ def _insert_memories(
     The ids are the ones AUTOINCREMENT would give, in order: the write lock is held, so
     no other writer takes one meanwhile. The caller marks the agents' memories changed
     (_NEW_VERSION), once per transaction."""
-    next_id = _next_memory_id(db)
+    next_id = _reserve_memory_ids(db, sum(len(memories) for _, memories, _ in batches))
     stored: list[list[MemoryRecord]] = []
     rows = []
     booked = []  # the commitments the memories make (memory/commitments.py)
@@ -493,8 +493,6 @@ def _insert_memories(
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-    if rows:
-        _used_memory_ids(db, next_id - 1)
     db.executemany(
         'INSERT INTO commitments (agent_id, memory_id, activity, start, "end")'
         " VALUES (?, ?, ?, ?, ?)",
@@ -523,25 +521,17 @@ def _learn_event_places(db: Connection, events: Sequence[tuple[str, str, GameTim
     _insert_places(db, learnt)
 
 
-def _next_memory_id(db: Connection) -> int:
-    """The id AUTOINCREMENT gives the next memory: above every id ever used (SQLite's
-    sqlite_sequence, PostgreSQL's identity sequence, which _used_memory_ids moves on)."""
-    used = (
-        "(SELECT seq FROM sqlite_sequence WHERE name = 'memories')"
-        if dialect_of(db) == "sqlite"
-        else "(SELECT CASE WHEN is_called THEN last_value END FROM memories_memory_id_seq)"
-    )
-    last, highest = db.execute(
-        f"SELECT coalesce({used}, 0), coalesce((SELECT max(memory_id) FROM memories), 0)"
-    ).fetchone()
-    return max(int(last), int(highest)) + 1
-
-
-def _used_memory_ids(db: Connection, last: int) -> None:
-    """Moves PostgreSQL's identity sequence past ids given explicitly (SQLite's
-    AUTOINCREMENT counts them itself)."""
+def _reserve_memory_ids(db: Connection, count: int) -> int:
+    """The first of `count` new memory ids in a row, the ones AUTOINCREMENT gives: above
+    every id ever used (SQLite's sqlite_sequence; on PostgreSQL a block taken from the
+    identity sequence, memory/postgres.MemoryIds)."""
     if dialect_of(db) == "postgresql":
-        db.execute("SELECT setval('memories_memory_id_seq', ?)", (last,))
+        return db.reserve_memory_ids(count) if count else 0  # type: ignore[attr-defined]
+    used, highest = db.execute(
+        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0),"
+        " coalesce((SELECT max(memory_id) FROM memories), 0)"
+    ).fetchone()
+    return max(int(used), int(highest)) + 1
 
 
 def _version() -> str:

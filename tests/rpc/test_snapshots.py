@@ -184,7 +184,7 @@ def test_a_snapshot_saved_on_one_backend_loads_on_the_other(
         )
         assert [m.memory.description for m in found.memories] == ["the baker is ill"]
         (new_id,) = _perceive(there.stub, "the cafe reopened", world="town")
-        assert int(new_id) == int(rumour) + 1, "a forgotten id is never given again"
+        assert int(new_id) > int(rumour), "a forgotten id is never given again"
     finally:
         stop_there()
 

@@ -119,7 +119,7 @@ def test_memory_ids_rise_in_order_and_are_never_reused(open_store: OpenStore) ->
     store.close()
     reopened = open_store()
     (after_reopening,) = reopened.add_memories("klaus", memories[:1], one[:1])
-    assert after_reopening.memory_id == later.memory_id + 1
+    assert after_reopening.memory_id > later.memory_id  # PostgreSQL: after a gap (MemoryIds)
 
 
 def test_an_id_asked_for_before_its_agent_exists_finds_it_after(open_store: OpenStore) -> None:
