@@ -1,0 +1,38 @@
+"""Choosing the store from the settings, and how a refusal names the world's owner on
+both doors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import grpc
+import pytest
+
+from npc_brain.config import Settings
+from npc_brain.errors import InvalidArgument, Unavailable
+from npc_brain.memory.stores import SqliteStores, stores_from_settings
+from npc_brain.server.http_gateway import Aborted
+from npc_brain.server.limits import retry_metadata
+from npc_brain.server.status import status_of
+
+
+def test_sqlite_is_the_default_and_a_url_of_another_database_is_refused(tmp_path: Path) -> None:
+    assert isinstance(stores_from_settings(Settings(data_dir=tmp_path)), SqliteStores)
+    with pytest.raises(InvalidArgument) as refused:
+        stores_from_settings(Settings(data_dir=tmp_path, store_url="mysql://db/npc"))
+    assert refused.value.field == "store_url"
+
+
+def test_the_store_url_and_its_password_stay_out_of_the_settings_repr() -> None:
+    assert "secret" not in repr(Settings(store_url="postgresql://npc:secret@db/npc"))
+
+
+def test_a_world_served_elsewhere_is_unavailable_naming_its_owner_on_both_doors() -> None:
+    error = Unavailable("world 'town' is served by b:50051", owner="b:50051", retry_after_s=2.5)
+    assert status_of(error) == grpc.StatusCode.UNAVAILABLE
+    metadata = retry_metadata(error)
+    assert ("npc-brain-owner", "b:50051") in metadata
+    headers = Aborted(grpc.StatusCode.UNAVAILABLE, str(error), metadata).http_headers()
+    assert ("NPC-Brain-Owner", "b:50051") in headers and ("Retry-After", "3") in headers
+    unreachable = retry_metadata(Unavailable("the store is unreachable"))
+    assert [key for key, _ in unreachable] == ["retry-after-ms"]
