@@ -6,10 +6,11 @@ PostgreSQL's (REAL is float4 there: game times need DOUBLE PRECISION). A connect
 pointed at the world's schema (its search_path) before each use, unless it is already,
 so every world shares one pool; write transactions are pipelined.
 
-A write transaction first asks its `fence` (memory/leases.py) whether this server still
-owns the world, holding the lease row FOR SHARE until it commits: a server taking the
-world over must wait for that write to end, and every later write of the old owner is
-refused. A database that cannot be reached is Unavailable, never INTERNAL.
+A write transaction first sends its `fence` (memory/leases.py): a server-side check that
+this server still owns the world, holding the lease row FOR SHARE until the commit, so a
+server taking the world over must wait for that write to end, and any later write of
+the old owner aborts at its COMMIT. A database that cannot be reached is Unavailable,
+never INTERNAL.
 """
 
 from __future__ import annotations
