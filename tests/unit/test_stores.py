@@ -23,8 +23,11 @@ def test_sqlite_is_the_default_and_a_url_of_another_database_is_refused(tmp_path
     assert refused.value.field == "store_url"
 
 
-def test_the_store_url_and_its_password_stay_out_of_the_settings_repr() -> None:
+def test_the_store_url_and_its_password_stay_out_of_the_settings_repr_and_logs() -> None:
+    from npc_brain.memory.stores import _without_password
+
     assert "secret" not in repr(Settings(store_url="postgresql://npc:secret@db/npc"))
+    assert _without_password("postgresql://npc:secret@db/npc") == "postgresql://npc:***@db/npc"
 
 
 def test_a_world_served_elsewhere_is_unavailable_naming_its_owner_on_both_doors() -> None:
@@ -36,3 +39,22 @@ def test_a_world_served_elsewhere_is_unavailable_naming_its_owner_on_both_doors(
     assert ("NPC-Brain-Owner", "b:50051") in headers and ("Retry-After", "3") in headers
     unreachable = retry_metadata(Unavailable("the store is unreachable"))
     assert [key for key, _ in unreachable] == ["retry-after-ms"]
+
+
+def test_migrate_brings_every_world_up_to_date_on_either_store(
+    tmp_path: Path, store_settings: dict[str, object], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from npc_brain.cli import main
+    from npc_brain.memory.migrations import MIGRATIONS
+
+    flags = ["--data-dir", str(tmp_path)]
+    if url := store_settings.get("store_url"):
+        flags += ["--store-url", str(url)]
+    stores = stores_from_settings(Settings(data_dir=tmp_path, **store_settings))  # type: ignore[arg-type]
+    for world in ("harbour", "keep"):
+        stores.open(world, create=True).close()
+        stores.release(world)
+    stores.close()
+    assert main(["migrate", *flags]) == 0
+    said = capsys.readouterr().out
+    assert f"2 world(s) at schema version {len(MIGRATIONS)}" in said
