@@ -10,7 +10,7 @@ right is then reported done (ReportOutcome), and the NPC is asked "What did I bu
 you?": its answer must name the item and the price. The replies' latency is measured
 twice in the same run: with the actions declared, and with none (the baseline).
 
-    python -m bench.actions [--split test|train|fresh|all] [--out results.json]
+    python -m bench.actions [--split test|train|fresh|fresh2|all] [--out results.json]
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def rows(split: str = "test") -> list[Row]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", default="test", choices=("test", "train", "fresh", "all"))
+    parser.add_argument("--split", default="test", choices=("test", "train", "fresh", "fresh2", "all"))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     done = asyncio.run(run(args.split))
