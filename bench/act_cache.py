@@ -1,7 +1,7 @@
-"""Writes the embeddings of the dialogue acts' and facets' examples for the default
+"""Writes the embeddings of the dialogue acts', facets' and deals' examples for the default
 embedder, shipped beside them (npc_brain/mind/talk/data/*.npy), so a server fits its
-classifiers without embedding some 800 examples first. Run after editing acts.tsv or
-facets.tsv:
+classifiers without embedding some 800 examples first. Run after editing acts.tsv,
+facets.tsv or deals.tsv:
 
     python -m bench.act_cache
 """
@@ -14,7 +14,7 @@ import numpy as np
 
 from npc_brain.config import Settings
 from npc_brain.llm.backends import embedder_from_settings
-from npc_brain.mind.talk.acts import Act, Facet, cache_name, shipped
+from npc_brain.mind.talk.acts import Act, Deal, Facet, cache_name, shipped
 
 DATA = Path(__file__).resolve().parents[1] / "npc_brain" / "mind" / "talk" / "data"
 
@@ -23,7 +23,8 @@ def main() -> None:
     embedder = embedder_from_settings(Settings())
     for old in DATA.glob("*.npy"):
         old.unlink()
-    for file, labels in (("acts.tsv", list(Act)), ("facets.tsv", list(Facet))):
+    files = (("acts.tsv", list(Act)), ("facets.tsv", list(Facet)), ("deals.tsv", list(Deal)))
+    for file, labels in files:
         texts = [e.text for e in shipped(file, labels)]
         name = cache_name(file, embedder.model_id, texts)
         np.save(DATA / name, embedder.embed(texts).astype(np.float16), allow_pickle=False)

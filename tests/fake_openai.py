@@ -100,15 +100,24 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             with fake.lock:
                 fake.in_flight += 1
                 fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            self._done = False
             try:
                 time.sleep(reply.delay_s)
                 if reply.pieces is not None:
                     self._stream(reply)
                 else:
+                    self._finished()
                     self._json(reply.status, reply.body)
             except (BrokenPipeError, ConnectionResetError):
                 pass
             finally:
+                self._finished()
+
+        def _finished(self) -> None:
+            """Out of flight before the last bytes go: once the client has them it may
+            send its next request, before this thread would get here otherwise."""
+            if not self._done:
+                self._done = True
                 with fake.lock:
                     fake.in_flight -= 1
 
@@ -132,6 +141,7 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 delta = {"choices": [{"delta": {"content": piece}, "finish_reason": None}]}
                 self._event(delta)
             self._event({"choices": [{"delta": {}, "finish_reason": reply.finish_reason}]})
+            self._finished()
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
             self.close_connection = True

@@ -137,6 +137,24 @@ def test_a_price_question_or_an_undeclared_request_chooses_nothing(
     assert "of course" not in declined.text.lower(), declined.text
 
 
+def test_a_price_asked_in_slang_and_a_ware_meant_by_other_words(
+    server: tuple[ServerProcess, str],
+) -> None:
+    """The deal a line asks is read from labelled examples (data/deals.tsv), not a
+    keyword: slang for a price chooses nothing; a ware named by other words is sold, at
+    the number the line says."""
+    process, _ = server
+    asked = _say(process, "whatcha want for a ration pack", NOW + 1800)
+    assert not asked.HasField("game_action") and "4 credits" in asked.text, asked.text
+    bought = _say(process, "two bottles of oxygen for my spacewalk please", NOW + 2100)
+    chosen = bought.game_action
+    assert (chosen.name, dict(chosen.arguments), chosen.price) == (
+        "sell",
+        {"item": "oxygen_canister"},
+        60,
+    ), bought.text
+
+
 def _post(url: str, method: str, body: dict[str, Any]) -> Any:
     request = urllib.request.Request(
         f"{url}/v1/{method}",

@@ -8,6 +8,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,9 +26,11 @@ from npc_brain.game_actions import (
 )
 from npc_brain.llm.fakes import SchemaChat
 from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
+from npc_brain.mind.talk.acts import Act, Vote
 from npc_brain.mind.talk.deeds import _asks_about, _head
 from npc_brain.mind.talk.outcomes import outcome_text
 from npc_brain.mind.talk.trade import Ware
+from npc_brain.mind.talk.understand import Heard
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -286,7 +289,22 @@ def test_an_outcome_is_remembered_in_plain_words() -> None:
     ],
 )
 def test_a_question_about_prices_or_wares_is_told_not_sold(line: str, asks: bool) -> None:
-    assert _asks_about(line) is asks
+    assert _asks_about(_heard(line)) is asks
+
+
+def test_a_sure_deal_read_as_asking_is_told_even_in_words_no_rule_knows() -> None:
+    slang = "whatcha want for that camel"
+    assert not _asks_about(_heard(slang))
+    assert _asks_about(_heard(slang, Vote("ask", {"ask": 0.8, "order": 0.2}, "")))
+    assert not _asks_about(_heard(slang, Vote("ask", {"ask": 0.5, "order": 0.5}, "")))
+    ordered = _heard("can I have a water skin?", Vote("order", {"order": 0.9}, ""))
+    assert not _asks_about(ordered)
+
+
+def _heard(line: str, deal: Vote | None = None) -> Heard:
+    vote = Vote("trade", {"trade": 1.0}, "")
+    vector = np.zeros(3, np.float32)
+    return Heard(line, Act.TRADE, vote, None, (), (), (), None, vector, deal)
 
 
 def test_a_ware_is_named_by_its_head() -> None:

@@ -4,8 +4,10 @@ Every line is classified from labelled examples in the embedder's space (data/ac
 by a regression fitted on their embeddings), as the importance estimator rates memories
 by its anchors: no keyword list, the same code for every game. A question of fact also
 gets a facet (data/facets.tsv: about the NPC itself, its plans, its past, a
-person, news, anything else), which tells its composer where to look. A game may add
-examples of its own (setting `act_examples`, same format).
+person, news, anything else), which tells its composer where to look, and every line a
+deal (data/deals.tsv: asks a price or what is sold, orders, or neither), which tells
+the game actions whether to choose one. A game may add act examples of its own (setting
+`act_examples`, same format).
 """
 
 from __future__ import annotations
@@ -64,6 +66,16 @@ class Facet(StrEnum):
     NEWS = "news"  # what is going on
     WORLD = "world"  # anything else
     REACT = "react"  # what the NPC would do in a situation put to it
+
+
+class Deal(StrEnum):
+    """What a line about trade asks (data/deals.tsv): a price or what is sold (`ask`:
+    the NPC says it and chooses nothing), to buy or be given a thing now (`order`), or
+    neither."""
+
+    ASK = "ask"
+    ORDER = "order"
+    OTHER = "other"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from npc_brain.game_actions import (
     ChosenAction,
     GameAction,
 )
-from npc_brain.mind.talk.acts import Act
+from npc_brain.mind.talk.acts import Act, Deal
 from npc_brain.mind.talk.answers import content_word
 from npc_brain.mind.talk.realise import join_clauses, promised, sentence
 from npc_brain.mind.talk.scene import Answer, Scene
@@ -51,7 +51,7 @@ from npc_brain.mind.talk.trade import (
     price_of,
     total,
 )
-from npc_brain.mind.talk.understand import asks_of_the_past
+from npc_brain.mind.talk.understand import Heard, asks_of_the_past
 from npc_brain.mind.talk.wh import Slot, asked_for
 from npc_brain.words import AUX_FORMS, WH_WORDS, lower_words, stem
 
@@ -101,12 +101,14 @@ async def deed_answer(scene: Scene) -> Answer | None:
     orders = [o for o in ordered(line, wares) if _head(o[1]) & _stems_of(line)]
     likeness = await _likeness(scene)
     nearest = actions[int(np.argmax(likeness))]
-    if _asks_about(line):
+    if _asks_about(heard):
         return _told(scene, orders, wares, nearest if max(likeness) >= FITS else None)
     threat = heard.act is Act.THREAT and heard.vote.confidence >= SURE_THREAT
     if threat and max(likeness) < MISREAD_THREAT:
         return await _threatened(scene)
     asking = heard.act in (Act.REQUEST, Act.TRADE)
+    if not orders and asking and (meant := await _ware_meant(scene, wares, likeness)):
+        orders = [(_said_number(line), meant)]
     if orders and (asking or max(likeness) >= STRONG_FITS or orders[0][0] > 1):
         # a ware named is bought, unless the line asks for another action on it ("mend
         # my hand net" to one who sells and mends nets) or is far nearer another ("would
@@ -131,6 +133,35 @@ STRONG_FITS = 0.5  # cosine from which a line that is not a request asks for an 
 MISREAD_THREAT = 0.6
 FAR_NEARER = 0.2  # how much nearer another action must be than the one selling a ware named
 SURE_THREAT = 0.5  # share of the act's vote from which a threat may be answered in kind
+
+
+async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[float]) -> Ware | None:
+    """The ware a request or order means without naming it ("a bed for two nights" of
+    "a room for the night", "bottles of oxygen" of "an oxygen canister"): the one whose
+    words are nearest the line, from WARE_FITS and MARGIN ahead of the next, unless
+    another action's description is nearer still (`actions`: each one's cosine)."""
+    if not wares:
+        return None
+    vectors = await scene.embed([ware.item for ware in wares])
+    likeness = vectors @ scene.heard.vector
+    order = np.argsort(-likeness)
+    best, ware = float(likeness[order[0]]), wares[int(order[0])]
+    second = float(likeness[order[1]]) if len(wares) > 1 else -1.0
+    names = [a.name for a in scene.agent.actions]
+    other = max((x for n, x in zip(names, actions, strict=True) if n != ware.action), default=-1)
+    return ware if best >= WARE_FITS and best >= second + MARGIN and best > other else None
+
+
+WARE_FITS = 0.5  # cosine of a line to a ware's words from which it means that ware
+
+
+def _said_number(line: str) -> int:
+    """The first number a line says ("a bed for two nights": 2); 1 when none."""
+    found = _first_number(lower_words(line), 1, MOST)
+    return 1 if found is None else found
+
+
+MOST = 1000  # a number said above this is no quantity (a year, a bay number)
 
 
 async def _likeness(scene: Scene) -> list[float]:
@@ -191,11 +222,16 @@ def declared_wares(actions: Sequence[GameAction]) -> list[Ware]:
     return wares
 
 
-def _asks_about(line: str) -> bool:
-    """Whether a line asks about prices or wares rather than for one: "how much ...?",
-    "what's the fee?", "what are you asking for the Gull?", "do you sell rope?", "got
-    any hooks?" (a question of having opened by an auxiliary, not by a modal: "would you
-    sell me a hatchet?" asks for one)."""
+def _asks_about(heard: Heard) -> bool:
+    """Whether a line asks about prices or wares rather than for one: its deal, read
+    from labelled examples (data/deals.tsv: "what's the damage?", "whatcha want for
+    that", "do you sell rope?"), or a question of amount; else, as the words say it:
+    "what's the fee?", "got any hooks?" (a question of having opened by an auxiliary,
+    not by a modal: "would you sell me a hatchet?" asks for one)."""
+    line = heard.text
+    deal = heard.deal
+    if deal is not None and deal.label == Deal.ASK and deal.confidence >= SURE_ASK:
+        return True
     if asked_for(line) in (Slot.AMOUNT, Slot.COUNT):
         return True
     words = lower_words(line)
@@ -209,6 +245,10 @@ def _asks_about(line: str) -> bool:
     return question and opened and bool(lemmas & (TRADE_VERBS | HAVING))
 
 
+# The deal's share from which a line asks rather than orders: on the bench's train split
+# every price question is read as one at 0.77 or more, and orders and threats that ask
+# something on the way ("got a spare?") at 0.58 or less.
+SURE_ASK = 0.6
 # Words that ask a price ("what do you charge", "what's the fee", "what are you asking").
 PRICING = frozenset(("cost", "charge", "price", "fee", "ask"))
 
@@ -381,11 +421,17 @@ def _distinct(option: ActionOption, argument: ActionArgument) -> set[str]:
 
 
 def _number(words: Sequence[str], argument: ActionArgument) -> int:
+    found = _first_number(words, argument.low, argument.high)
+    return argument.low if found is None else found
+
+
+def _first_number(words: Sequence[str], low: float, high: float) -> int | None:
+    """The first number the words say in [low, high] ("a" and "an" are no number)."""
     for word in words:
         n = int(word) if word.isdigit() else NUMERALS.get(word)
-        if n is not None and word not in ("a", "an") and argument.low <= n <= argument.high:
+        if n is not None and word not in ("a", "an") and low <= n <= high:
             return n
-    return argument.low
+    return None
 
 
 def _agreed(action: GameAction, arguments: dict[str, str]) -> str:

@@ -19,6 +19,7 @@ from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import (
     SAME_MODEL_COSINE,
     Act,
+    Deal,
     Example,
     Facet,
     NearestExamples,
@@ -62,6 +63,7 @@ class Heard:
     strangers: tuple[str, ...]
     when: Window | None
     vector: NDArray[np.float32] = field(repr=False, compare=False)
+    deal: Vote | None = None  # what it asks of a trade (acts.Deal), and how surely
 
     @property
     def topic(self) -> str:
@@ -76,13 +78,14 @@ class Heard:
 
 
 class Understanding:
-    """Classifies lines by the nearest labelled examples (acts, facets), fitted on first
-    use with the server's embedder."""
+    """Classifies lines by the nearest labelled examples (acts, facets, deals), fitted
+    on first use with the server's embedder."""
 
     def __init__(self, faculties: Faculties, extra: Sequence[Example] = ()) -> None:
         self._f = faculties
         self.acts = NearestExamples([*shipped("acts.tsv", list(Act)), *extra])
         self.facets = NearestExamples(shipped("facets.tsv", list(Facet)))
+        self.deals = NearestExamples(shipped("deals.tsv", list(Deal)))
         self._fitting = asyncio.Lock()
 
     async def fitted(self) -> None:
@@ -90,7 +93,11 @@ class Understanding:
         for the default embedder (data/*.npy) when one example, embedded again, agrees
         with its row; else all of them, embedded now (some seconds on 2 cores)."""
         async with self._fitting:
-            for file, classifier in (("acts.tsv", self.acts), ("facets.tsv", self.facets)):
+            for file, classifier in (
+                ("acts.tsv", self.acts),
+                ("facets.tsv", self.facets),
+                ("deals.tsv", self.deals),
+            ):
                 if not classifier.fitted:
                     classifier.fit(await self._embedded(file, classifier.texts()))
 
@@ -144,6 +151,7 @@ class Understanding:
             strangers=tuple(strangers_in(line, known)),
             when=when,
             vector=vector,
+            deal=self.deals.vote(line, vector),
         )
 
 
