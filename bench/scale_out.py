@@ -489,14 +489,15 @@ def _retrieval_rows(database: TemporaryPostgres, folder: Path) -> list[Row]:
         pg_first, pg_calls = retrieval_after_takeover(pg_server)
     finally:
         pg_server.stop()
-    pg_p99, sqlite_p99 = p50_p99(pg_calls)[1], p50_p99(sqlite_calls)[1]
+    (pg_p50, pg_p99), (sqlite_p50, sqlite_p99) = p50_p99(pg_calls), p50_p99(sqlite_calls)
     return [
         Row(
             SECTION,
-            f"Retrieve p99, {memories:,} memories, world just taken over",
-            f"{pg_p99:.1f} ms PostgreSQL",
-            f"{sqlite_p99:.1f} ms SQLite",
-            f"{pg_p99 / sqlite_p99:.2f}x",
+            f"Retrieve p50 / p99, {memories:,} memories, world just taken over (its HNSW"
+            " index building in the background meanwhile)",
+            f"{pg_p50:.0f} / {pg_p99:.0f} ms PostgreSQL",
+            f"{sqlite_p50:.0f} / {sqlite_p99:.0f} ms SQLite",
+            f"{pg_p99 / sqlite_p99:.2f}x (p99)",
             "<= 1.2x",
         ),
         Row(

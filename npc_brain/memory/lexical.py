@@ -37,12 +37,20 @@ def search(
     text: str,
     limit: int,
     created: tuple[float, float] = (-math.inf, math.inf),
+    common: set[str] | None = None,
 ) -> list[int]:
     """The ids of the agent's memories that share content words with `text`, best BM25
     first, at most `limit`, created in [`created`). A word in more than COMMON memories
     of the world is left out: its BM25 weight is small, and ranking every memory that
-    holds it is what costs (a town's "cafe" in 16,000 of 100,000 memories: 17 ms)."""
-    rare = [t for t in terms(text) if not _common(db, t)]
+    holds it is what costs (a town's "cafe" in 16,000 of 100,000 memories: 17 ms).
+    `common`, if given, keeps the words found common, which stay so (a world's memories
+    only grow, but for a few forgotten), so each is counted once."""
+    common = set() if common is None else common
+    rare = [t for t in terms(text) if t not in common]
+    for term in [t for t in rare if _common(db, t)]:
+        if len(common) < MAX_COMMON_KEPT:
+            common.add(term)
+        rare.remove(term)
     if not rare or limit <= 0:
         return []
     if dialect_of(db) == "postgresql":
@@ -66,6 +74,7 @@ def search(
 
 
 COMMON = 1000  # memories of a world from which a word is too common to search by
+MAX_COMMON_KEPT = 10_000  # common words a store remembers as such
 
 
 def _common(db: Connection, term: str) -> bool:

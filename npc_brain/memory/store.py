@@ -76,6 +76,7 @@ class WorldStore:
         self._fenced = ""  # why writes are refused; empty: they are not
         self._agents: dict[str, AgentRecord] = {}  # read through: every Act and Tick asks
         self._absent: set[str] = set()  # ids asked for and not found (a Tick asks often)
+        self._common_words: set[str] = set()  # too common to search by (memory/lexical.py)
         self.claims = ClaimBook(self._transaction, self._reading)
         self.relationships = RelationshipBook(self._transaction, self._reading)
         self.contradictions = ContradictionBook(self._transaction, self._reading)
@@ -354,7 +355,7 @@ class WorldStore:
         """The ids of the agent's memories sharing words with `text`, best BM25 first,
         created in [`created`) (memory/lexical.py)."""
         with self._reading() as db:
-            return lexical.search(db, agent_id, text, limit, created)
+            return lexical.search(db, agent_id, text, limit, created, self._common_words)
 
     def memory_owner(self, memory_id: int) -> str | None:
         """The agent a memory belongs to; None when the world has no such memory."""
