@@ -138,10 +138,14 @@ class Leases:
 
     def epoch(self, world_id: str) -> int:
         """The epoch of the world's lease this process holds; Unavailable when none."""
-        held = self._held.get(world_id)
+        held = self.held(world_id)
         if held is None:
             raise Unavailable(f"world {world_id!r} is not served by this npc-brain server")
         return held
+
+    def held(self, world_id: str) -> int | None:
+        """The epoch of the world's lease this process holds, if it holds one."""
+        return self._held.get(world_id)
 
     def fence(self, world_id: str) -> WorldFence:
         """What each write transaction of the world checks first."""
@@ -170,7 +174,8 @@ class Leases:
         for world_id in list(self._held):
             self.release(world_id)
 
-    def _drop(self, world_id: str) -> None:
+    def lost(self, world_id: str) -> None:
+        """Forgets a lease another server took, telling on_lost's callbacks."""
         with self._lock:
             dropped = self._held.pop(world_id, None) is not None
         if dropped:
@@ -202,7 +207,7 @@ class Leases:
             ).fetchall()
         renewed = {world_id for (world_id,) in rows}
         for world_id in held.keys() - renewed:
-            self._drop(world_id)
+            self.lost(world_id)
 
 
 class WorldFence:
@@ -214,7 +219,7 @@ class WorldFence:
         self._world_id = world_id
 
     def check(self, db: PgConnection) -> None:
-        held = self._leases._held.get(self._world_id)
+        held = self._leases.held(self._world_id)
         if held is None:
             raise self.refused()
         db.execute(
@@ -222,7 +227,7 @@ class WorldFence:
         )
 
     def refused(self) -> Unavailable:
-        self._leases._drop(self._world_id)
+        self._leases.lost(self._world_id)
         return Unavailable(
             f"world {self._world_id!r} is no longer served by this npc-brain server"
             " (another took it over after its lease expired); call again"
