@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from npc_brain.config import Settings
-from npc_brain.errors import InvalidArgument, NotFound
+from npc_brain.errors import FailedPrecondition, InvalidArgument, NotFound
 from npc_brain.memory.store import WorldStore
 
 
@@ -121,9 +121,15 @@ class PostgresStores:
     def __init__(
         self, url: str, address: str, *, lease_s: float, max_connections: int, timeout_s: float
     ) -> None:
-        import psycopg  # the optional `postgres` extra
+        try:  # the optional `postgres` extra
+            import psycopg
 
-        from npc_brain.memory import leases, postgres
+            from npc_brain.memory import leases, postgres
+        except ImportError:
+            raise FailedPrecondition(
+                "store_url names a PostgreSQL database, which needs psycopg: "
+                "pip install 'npc-brain[postgres]'"
+            ) from None
 
         self._postgres = postgres
         self._unreachable = psycopg.OperationalError

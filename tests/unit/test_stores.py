@@ -3,6 +3,7 @@ both doors."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import grpc
@@ -58,3 +59,20 @@ def test_migrate_brings_every_world_up_to_date_on_either_store(
     assert main(["migrate", *flags]) == 0
     said = capsys.readouterr().out
     assert f"2 world(s) at schema version {len(MIGRATIONS)}" in said
+
+
+def test_a_store_url_without_psycopg_installed_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from npc_brain.errors import FailedPrecondition
+
+    for module in (
+        "psycopg",
+        "psycopg_pool",
+        "npc_brain.memory.postgres",
+        "npc_brain.memory.leases",
+    ):
+        monkeypatch.setitem(sys.modules, module, None)  # type: ignore[arg-type]
+    settings = Settings(data_dir=tmp_path, store_url="postgresql://npc@db/npc")
+    with pytest.raises(FailedPrecondition, match=r"pip install 'npc-brain\[postgres\]'"):
+        stores_from_settings(settings)
