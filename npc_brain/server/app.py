@@ -190,9 +190,10 @@ async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
                 flush=True,
             )
     log.info(
-        "token %s; TLS %s",
+        "token %s; TLS %s; worlds in %s",
         "required" if settings.token else "not required",
         "on" if settings.tls_cert else "off",
+        brain.stores.description,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
