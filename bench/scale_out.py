@@ -41,7 +41,7 @@ from npc_brain.memory.stores import PostgresStores
 from npc_brain.persona import AgentRecord, Persona
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
-from tests.integration.server_process import ServerProcess
+from tests.integration.server_process import ServerProcess, stored_memories
 from tests.postgres.race import lease_race
 from tests.postgres.server import TemporaryPostgres
 
@@ -120,16 +120,7 @@ def _upsert(stub: brain_pb2_grpc.BrainStub, world: str) -> None:
 
 
 def _memory_ids(stub: brain_pb2_grpc.BrainStub, world: str) -> set[str]:
-    found: set[str] = set()
-    token = ""
-    while True:
-        page = stub.ListMemories(
-            pb.ListMemoriesRequest(world_id=world, agent_id="npc", page_size=500, page_token=token),
-            timeout=30,
-        )
-        found |= {m.memory_id for m in page.memories}
-        if not (token := page.next_page_token):
-            return found
+    return set(stored_memories(stub, "npc", world))
 
 
 def failover(database: TemporaryPostgres, folder: Path) -> tuple[int, int, list[float]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from npc_brain.memory.database import Connection, dialect_of
+from npc_brain.memory.migrations import POSTGRES_WORDS
 from npc_brain.words import closed_class, lower_words
 
 MAX_TERMS = 16  # a query's longest OR of terms (a pasted paragraph is not a question)
@@ -57,9 +58,9 @@ def search(
         query = " || ".join(["plainto_tsquery('english', ?)"] * len(rare))
         rows = db.execute(
             f"SELECT memory_id FROM memories, (SELECT {query}) AS q(query)"
-            " WHERE to_tsvector('english', description) @@ q.query AND agent_id = ?"
+            f" WHERE {POSTGRES_WORDS} @@ q.query AND agent_id = ?"
             " AND created >= ? AND created < ?"
-            " ORDER BY ts_rank(to_tsvector('english', description), q.query) DESC, memory_id"
+            f" ORDER BY ts_rank({POSTGRES_WORDS}, q.query) DESC, memory_id"
             " LIMIT ?",
             (*rare, agent_id, *created, limit),
         ).fetchall()
@@ -81,8 +82,8 @@ def _common(db: Connection, term: str) -> bool:
     """Whether more than COMMON memories of the world hold `term` (counted up to it)."""
     if dialect_of(db) == "postgresql":
         (count,) = db.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM memories WHERE to_tsvector('english',"
-            " description) @@ plainto_tsquery('english', ?) LIMIT ?) AS holding",
+            f"SELECT count(*) FROM (SELECT 1 FROM memories WHERE {POSTGRES_WORDS}"
+            " @@ plainto_tsquery('english', ?) LIMIT ?) AS holding",
             (term, COMMON + 1),
         ).fetchone()
         return int(count) > COMMON

@@ -11,6 +11,11 @@ if TYPE_CHECKING:
     from npc_brain.memory.database import Connection
 
 
+# PostgreSQL's full-text form of a memory: what m008 indexes, and what memory/lexical.py
+# must search by, word for word, for the index to serve it.
+POSTGRES_WORDS = "to_tsvector('english', description)"
+
+
 def _postgresql(db: Connection) -> bool:
     from npc_brain.memory.database import dialect_of  # database imports this module
 
@@ -176,9 +181,7 @@ def m008_lexical_index(db: Connection) -> None:
     every insert and delete of a memory, and built for the memories already stored
     (memory/lexical.py reads it). PostgreSQL's: a GIN index of English stems."""
     if _postgresql(db):
-        db.execute(
-            "CREATE INDEX memories_fts ON memories USING gin (to_tsvector('english', description))"
-        )
+        db.execute(f"CREATE INDEX memories_fts ON memories USING gin ({POSTGRES_WORDS})")
         return
     db.execute(
         "CREATE VIRTUAL TABLE memories_fts USING fts5(description, content='memories',"

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from npc_brain.errors import Unavailable
-from npc_brain.memory.database import SqliteDatabase, copied_tables
+from npc_brain.memory.database import Connection, SqliteDatabase, copied_tables, dialect_of
 from npc_brain.memory.migrations import MIGRATIONS
 
 try:  # the `postgres` extra: `pip install 'npc-brain[postgres]'`
@@ -291,20 +291,10 @@ class PostgresDatabase:
         try:
             target.execute("PRAGMA journal_mode=DELETE")
             target.execute("BEGIN")
-            with (
-                unavailable_on_failure(self.name),
-                self._pool.connection() as connection,
-                connection.transaction(),
-            ):
+            with self._connection() as connection, connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                connection.execute("SELECT set_config('search_path', %s, true)", (self._schema,))
                 source = PgConnection(connection)
-                for table, columns in copied_tables(target):
-                    listed = ", ".join(f'"{c}"' for c in columns)
-                    order = " ORDER BY rowid" if table == "places" else ""
-                    rows = source.execute(f"SELECT {listed} FROM {table}{order}").fetchall()
-                    marks = ", ".join("?" * len(columns))
-                    target.executemany(f"INSERT INTO {table} ({listed}) VALUES ({marks})", rows)
+                _copy_rows(source, target, copied_tables(target))
                 for table, column in _IDENTITIES:
                     (used,) = source.execute(
                         f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END"
@@ -343,11 +333,7 @@ class PostgresDatabase:
         tables = copied_tables(source)
         with self.transaction() as db:
             db.execute(f"TRUNCATE {', '.join(name for name, _ in tables)} RESTART IDENTITY")
-            for table, columns in tables:
-                listed = ", ".join(f'"{c}"' for c in columns)
-                rows = source.execute(f"SELECT {listed} FROM {table} ORDER BY rowid").fetchall()
-                marks = ", ".join("?" * len(columns))
-                db.executemany(f"INSERT INTO {table} ({listed}) VALUES ({marks})", rows)
+            _copy_rows(source, db, tables)
             for table, column in _IDENTITIES:
                 row = source.execute(
                     "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)
@@ -359,3 +345,16 @@ class PostgresDatabase:
                 if used:
                     db.execute(f"SELECT setval('{table}_{column}_seq', ?)", (used,))
             self._ids.forget()
+
+
+def _copy_rows(source: Connection, target: Connection, tables: list[tuple[str, list[str]]]) -> None:
+    """Every row of the tables (name, columns) from one backend to the other, each in
+    the order it was written: by rowid, SQLite's own or the one places has here."""
+    for table, columns in tables:
+        listed = ", ".join(f'"{c}"' for c in columns)
+        in_order = dialect_of(source) == "sqlite" or table == "places"
+        rows = source.execute(
+            f"SELECT {listed} FROM {table}{' ORDER BY rowid' if in_order else ''}"
+        ).fetchall()
+        marks = ", ".join("?" * len(columns))
+        target.executemany(f"INSERT INTO {table} ({listed}) VALUES ({marks})", rows)

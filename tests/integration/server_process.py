@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 
+from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 
 
@@ -51,3 +53,22 @@ class ServerProcess:
         self.process.kill()
         self.process.wait(timeout=60)
         self.channel.close()
+
+
+def stored_memories(
+    stub: brain_pb2_grpc.BrainStub, agent_id: str, world_id: str = "", **window: Timestamp
+) -> dict[str, str]:
+    """Every memory of an agent (id -> description), page by page through ListMemories,
+    within a `created_after` / `created_before` window if given."""
+    stored: dict[str, str] = {}
+    token = ""
+    while True:
+        page = stub.ListMemories(
+            pb.ListMemoriesRequest(
+                world_id=world_id, agent_id=agent_id, page_size=500, page_token=token, **window
+            ),
+            timeout=60,
+        )
+        stored.update({m.memory_id: m.description for m in page.memories})
+        if not (token := page.next_page_token):
+            return stored

@@ -16,7 +16,7 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from npc_brain.v1 import brain_pb2 as pb
-from tests.integration.server_process import ServerProcess
+from tests.integration.server_process import ServerProcess, stored_memories
 
 pytestmark = pytest.mark.integration
 CYCLES = 5  # server lives, each ended by SIGKILL under load, but one
@@ -53,15 +53,7 @@ def _write_until_stopped(
 
 
 def _stored(server: ServerProcess, **window: Timestamp) -> dict[str, str]:
-    stored: dict[str, str] = {}
-    token = ""
-    while True:
-        page = server.stub.ListMemories(
-            pb.ListMemoriesRequest(agent_id="isabella", page_size=500, page_token=token, **window)
-        )
-        stored.update({m.memory_id: m.description for m in page.memories})
-        if not (token := page.next_page_token):
-            return stored
+    return stored_memories(server.stub, "isabella", **window)
 
 
 def _check(server: ServerProcess, acked: dict[str, str], cycles_done: int) -> int:

@@ -17,7 +17,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from npc_brain.v1 import brain_pb2 as pb
-from tests.integration.server_process import ServerProcess
+from tests.integration.server_process import ServerProcess, stored_memories
 
 pytestmark = pytest.mark.integration
 LEASE_S = 2.0
@@ -67,17 +67,7 @@ def _write_until_killed(server: ServerProcess, cycle: int, acked: dict[str, str]
 
 
 def _stored(server: ServerProcess) -> dict[str, str]:
-    stored: dict[str, str] = {}
-    token = ""
-    while True:
-        page = server.stub.ListMemories(
-            pb.ListMemoriesRequest(
-                world_id="town", agent_id="isabella", page_size=500, page_token=token
-            )
-        )
-        stored.update({m.memory_id: m.description for m in page.memories})
-        if not (token := page.next_page_token):
-            return stored
+    return stored_memories(server.stub, "isabella", "town")
 
 
 def test_a_killed_owners_world_moves_to_the_other_server_with_every_acked_write(

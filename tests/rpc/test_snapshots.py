@@ -21,6 +21,7 @@ from npc_brain.memory.store import WorldStore
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from tests.conftest import RunningServer, make_brain, start_server
+from tests.integration.server_process import stored_memories
 
 T0 = 1_676_275_200
 
@@ -38,16 +39,7 @@ def _perceive(stub: brain_pb2_grpc.BrainStub, *texts: str, world: str = "") -> l
 
 
 def _memories(stub: brain_pb2_grpc.BrainStub, world: str = "") -> dict[str, str]:
-    found, token = {}, ""
-    while True:
-        page = stub.ListMemories(
-            pb.ListMemoriesRequest(
-                world_id=world, agent_id="isabella", page_size=500, page_token=token
-            )
-        )
-        found.update({m.memory_id: m.description for m in page.memories})
-        if not (token := page.next_page_token):
-            return found
+    return stored_memories(stub, "isabella", world)
 
 
 def _upsert(stub: brain_pb2_grpc.BrainStub, name: str = "Isabella", world: str = "") -> None:
