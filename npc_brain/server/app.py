@@ -179,6 +179,11 @@ async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
             brain.close()
             raise
     freeze_startup_objects()
+    # Before the lines that say it serves: a SIGTERM right after them drains, not kills.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     print(f"npc-brain serving npc_brain.v1.Brain on {settings.host}:{port}", flush=True)
     if http_server is not None:
         print(f"npc-brain serving HTTP/JSON on {settings.host}:{http_server.port}", flush=True)
@@ -195,10 +200,6 @@ async def serve(settings: Settings, grace_seconds: float = 10.0) -> None:
         "on" if settings.tls_cert else "off",
         brain.stores.description,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("stopping: draining in-flight calls for up to %.0f s", grace_seconds)
     await asyncio.gather(

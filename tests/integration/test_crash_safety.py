@@ -151,3 +151,9 @@ def test_no_acknowledged_memory_is_lost_across_sigkill_restarts(
         assert len(acked) > int(EXACT_LIMIT), "the stream outgrew exact retrieval"
     finally:
         assert server.stop() == 0
+
+
+def test_a_sigterm_right_after_the_ready_line_drains_and_exits_0(tmp_path: Path) -> None:
+    """The signal handlers are in place before the server says it serves."""
+    for attempt in range(3):
+        assert ServerProcess(tmp_path / str(attempt)).stop() == 0
