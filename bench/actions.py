@@ -9,8 +9,10 @@ against those the line determines, and whether the words agree with the choice (
 right is then reported done (ReportOutcome), and the NPC is asked "What did I buy from
 you?": its answer must name the item and the price. The replies' latency is measured
 twice in the same run: with the actions declared, and with none (the baseline).
+With --examples, each action is declared with its example lines (examples.json).
 
-    python -m bench.actions [--split test|train|fresh|fresh2|all] [--out results.json]
+    python -m bench.actions [--split test|train|dev|fresh|fresh2|all] [--examples]
+                            [--out results.json]
 """
 
 from __future__ import annotations
@@ -55,9 +57,27 @@ def load() -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
     return settings, actions, lines
 
 
-def declared(actions: Sequence[dict[str, Any]]) -> tuple[GameAction, ...]:
-    """Declared actions from their JSON (the HTTP door's mapping of the proto)."""
-    return game_actions_from_pb([json_format.ParseDict(a, pb.GameAction()) for a in actions])
+def declared(
+    actions: Sequence[dict[str, Any]], examples: dict[str, list[str]] | None = None
+) -> tuple[GameAction, ...]:
+    """Declared actions from their JSON (the HTTP door's mapping of the proto), each
+    with its example lines from `examples` (by action name) when given."""
+    given = examples or {}
+    return game_actions_from_pb(
+        [
+            json_format.ParseDict(a | {"examples": given.get(a["name"], [])}, pb.GameAction())
+            for a in actions
+        ]
+    )
+
+
+def example_lines() -> dict[str, Any]:
+    """The example lines a game's writer gave each action (examples.json, written from
+    the declarations and personas alone)."""
+    written: dict[str, Any] = json.loads(
+        (DATA / "actions" / "examples.json").read_text(encoding="utf-8")
+    )
+    return written
 
 
 def _number(x: float) -> str:
@@ -98,8 +118,11 @@ async def _reply(
     return (final.text if final else ""), final, time.perf_counter() - started
 
 
-async def run(split: str) -> dict[str, Any]:
+async def run(split: str, examples: bool = False) -> dict[str, Any]:
+    """The split's lines to the NPCs, their actions declared with their example lines
+    or without."""
     settings_data, actions, lines = load()
+    written = example_lines() if examples else {}
     wanted = [x for x in lines if split == "all" or x.get("split") == split]
     with tempfile.TemporaryDirectory(prefix="npc-actions-") as tmp:
         brain = build_brain(Settings(data_dir=Path(tmp)))
@@ -125,7 +148,10 @@ async def run(split: str) -> dict[str, Any]:
                         npc["id"],
                         _persona(npc),
                         _time(setting["start"]),
-                        actions=declared(actions[setting["id"]][npc["id"]]),
+                        actions=declared(
+                            actions[setting["id"]][npc["id"]],
+                            written.get(setting["id"], {}).get(npc["id"]),
+                        ),
                     )
             results, timed = [], []
             for i, line in enumerate(wanted):
@@ -209,8 +235,11 @@ def rows(split: str = "test") -> list[Row]:
     write_transcript(done, split)
     s = summary(done)
     # written by ones who had not read the code: fresh after the first tuning, fresh2
-    # before the deals classifier (data/deals.tsv)
-    fresh = {name: summary(asyncio.run(run(name))) for name in ("fresh", "fresh2")}
+    # before the deals classifier (data/deals.tsv), dev before ultimatums were read
+    # (and tuned on since); and the test split again, each action declared with the
+    # example lines a game's writer gave it (examples.json)
+    fresh = {name: summary(asyncio.run(run(name))) for name in ("fresh", "fresh2", "dev")}
+    fresh[f"{split}, with example lines"] = summary(asyncio.run(run(split, examples=True)))
     return [
         Row(
             "actions",
@@ -256,11 +285,14 @@ def rows(split: str = "test") -> list[Row]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--split", default="test", choices=("test", "train", "fresh", "fresh2", "all")
+        "--split", default="test", choices=("test", "train", "dev", "fresh", "fresh2", "all")
     )
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--examples", action="store_true", help="declare each action with its example lines"
+    )
     args = parser.parse_args(argv)
-    done = asyncio.run(run(args.split))
+    done = asyncio.run(run(args.split, args.examples))
     for r in done["results"]:
         mark = "ok " if r["right"] and not r["contradicts"] else "BAD"
         print(

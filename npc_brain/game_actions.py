@@ -48,6 +48,7 @@ class GameAction:
     arguments: tuple[ActionArgument, ...] = ()
     price: float = 0.0
     currency: str = ""
+    examples: tuple[str, ...] = ()  # lines asking for it: "My mare's thrown a shoe."
 
     def argument(self, kind: ArgumentType) -> ActionArgument | None:
         return next((a for a in self.arguments if a.type is kind), None)
@@ -105,6 +106,7 @@ def loads(text: str) -> tuple[GameAction, ...]:
             ),
             a["price"],
             a["currency"],
+            tuple(a.get("examples", ())),  # stored before examples were declared: none
         )
         for a in json.loads(text or "[]")
     )

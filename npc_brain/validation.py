@@ -206,6 +206,7 @@ def speaker(speaker_id: str, agent_id: str) -> None:
 
 ACTION_NAME = re.compile(r"[a-z0-9_]{1,64}")
 MAX_ACTION_ARGUMENTS = 4
+MAX_ACTION_EXAMPLES = 16
 MAX_PRICE = 1e12
 
 
@@ -213,7 +214,8 @@ def game_actions(
     field: str, actions: Sequence[GameAction], limits: Limits = DEFAULT_LIMITS
 ) -> None:
     """Declared game actions: names that are identifiers and unique, a description,
-    arguments of a type, options for all but NUMBER, bounds in order, prices >= 0."""
+    arguments of a type, options for all but NUMBER, bounds in order, prices >= 0, and
+    at most MAX_ACTION_EXAMPLES example lines, none empty."""
     items(field, actions, limits.items)
     _unique(field, [a.name for a in actions])
     for i, action in enumerate(actions):
@@ -222,6 +224,9 @@ def game_actions(
         text(f"{at}.currency", action.currency, required=False, limit=limits.short_text)
         number_range(f"{at}.price", action.price, 0.0, MAX_PRICE)
         items(f"{at}.arguments", action.arguments, MAX_ACTION_ARGUMENTS)
+        items(f"{at}.examples", action.examples, MAX_ACTION_EXAMPLES)
+        for k, example in enumerate(action.examples):
+            text(f"{at}.examples[{k}]", example, limit=limits.short_text)
         _unique(f"{at}.arguments", [g.name for g in action.arguments])
         for j, argument in enumerate(action.arguments):
             _argument(f"{at}.arguments[{j}]", argument, limits)

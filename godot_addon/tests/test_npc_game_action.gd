@@ -27,6 +27,7 @@ func test_a_declared_action_is_the_servers_game_action_message() -> void:
 	count.max = 10
 	var sell := horseshoe_sale()
 	sell.arguments.append(count)
+	sell.examples = PackedStringArray(["My mare's thrown a shoe."])
 	assert_eq(
 		sell.to_dict(),
 		{
@@ -44,6 +45,7 @@ func test_a_declared_action_is_the_servers_game_action_message() -> void:
 			],
 			"price": 0.0,
 			"currency": "coins",
+			"examples": ["My mare's thrown a shoe."],
 		}
 	)
 

@@ -125,6 +125,7 @@ def game_actions_from_pb(
             ),
             a.price,
             a.currency,
+            tuple(a.examples),
         )
         for i, a in enumerate(actions)
     )
@@ -158,6 +159,7 @@ def game_actions_to_pb(actions: Sequence[GameAction]) -> list[pb.GameAction]:
             ],
             price=a.price,
             currency=a.currency,
+            examples=a.examples,
         )
         for a in actions
     ]

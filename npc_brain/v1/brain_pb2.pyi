@@ -130,18 +130,20 @@ class UpsertAgentRequest(_message.Message):
     def __init__(self, world_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., persona: _Optional[_Union[Persona, _Mapping]] = ..., game_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reflection_enabled: _Optional[bool] = ..., planning_enabled: _Optional[bool] = ..., memory_enabled: _Optional[bool] = ..., actions: _Optional[_Iterable[_Union[GameAction, _Mapping]]] = ...) -> None: ...
 
 class GameAction(_message.Message):
-    __slots__ = ("name", "description", "arguments", "price", "currency")
+    __slots__ = ("name", "description", "arguments", "price", "currency", "examples")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
     PRICE_FIELD_NUMBER: _ClassVar[int]
     CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    EXAMPLES_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     arguments: _containers.RepeatedCompositeFieldContainer[ActionArgument]
     price: float
     currency: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., arguments: _Optional[_Iterable[_Union[ActionArgument, _Mapping]]] = ..., price: _Optional[float] = ..., currency: _Optional[str] = ...) -> None: ...
+    examples: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., arguments: _Optional[_Iterable[_Union[ActionArgument, _Mapping]]] = ..., price: _Optional[float] = ..., currency: _Optional[str] = ..., examples: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ActionArgument(_message.Message):
     __slots__ = ("name", "type", "options", "min", "max")

@@ -155,6 +155,63 @@ def test_a_price_asked_in_slang_and_a_ware_meant_by_other_words(
     ), bought.text
 
 
+SECTIONS = [pb.ActionOption(value=v, label=f"the {v}") for v in ("docks", "hydroponics")]
+ESCORT = pb.GameAction(
+    name="escort",
+    description="escort the asker safely to a section of the station",
+    arguments=[pb.ActionArgument(name="section", type=pb.PLACE, options=SECTIONS)],
+)
+DETAIN = pb.GameAction(name="detain", description="detain someone in the brig")
+WALKED_HOME = ["I don't feel safe walking back alone.", "Could you walk me to the docks?"]
+
+
+def test_a_need_is_met_by_the_action_whose_example_lines_say_it_and_an_ultimatum_is_a_threat(
+    server: tuple[ServerProcess, str],
+) -> None:
+    """A line that states a need chooses nothing against the description alone, and
+    the action once the game gives example lines near it; a demand with a threat after
+    its "or" is answered as a threat, whatever it demands."""
+    process, _ = server
+    process.stub.UpsertAgent(
+        pb.UpsertAgentRequest(
+            world_id="kestrel",
+            agent_id="dax",
+            persona=pb.Persona(
+                name="Dax Orrin",
+                age=38,
+                innate="steady, blunt",
+                learned="security officer of Relay Station Kestrel, who keeps the peace",
+                home_address="Kestrel:Security:office",
+                pronouns="he",
+            ),
+            game_time=_at(NOW),
+        )
+    )
+
+    def say(text: str, at: int, *actions: pb.GameAction) -> pb.Utterance:
+        request = pb.ConverseRequest(
+            world_id="kestrel",
+            agent_id="dax",
+            game_time=_at(at),
+            speaker_id="player",
+            utterance=text,
+            actions=actions,
+        )
+        return list(process.stub.Converse(request, timeout=120))[-1].final
+
+    followed = "Someone's been following me since the cantina and I'm scared to go back."
+    bare = say(followed, NOW + 3000, ESCORT, DETAIN)
+    assert not bare.HasField("game_action"), bare.text
+    described = pb.GameAction()
+    described.CopyFrom(ESCORT)
+    described.examples.extend(WALKED_HOME)
+    met = say(followed, NOW + 3300, described, DETAIN)
+    assert met.game_action.name == "escort", met.text
+    threatened = say("Give me your sidearm or you'll be sorry.", NOW + 3600, described, DETAIN)
+    assert threatened.game_action.name == "detain", threatened.text
+    assert "of course" not in threatened.text.lower(), threatened.text
+
+
 def _post(url: str, method: str, body: dict[str, Any]) -> Any:
     request = urllib.request.Request(
         f"{url}/v1/{method}",

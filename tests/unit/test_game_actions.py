@@ -5,7 +5,9 @@ declarations and lines), and their outcomes remembered once."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +66,7 @@ GUIDE = GameAction(
     ),
     price=20,
     currency="shells",
+    examples=("I need to get to the oasis.", "show me the way across the sand"),
 )
 
 
@@ -113,6 +116,9 @@ def _converse(brain: object, line: str, actions: tuple[GameAction, ...] = ()) ->
             ),
             "actions[0].arguments",
         ),
+        ((GameAction("a", "d", examples=("ok", " ")),), "actions[0].examples[1]"),
+        ((GameAction("a", "d", examples=("x" * 501,)),), "actions[0].examples[0]"),
+        ((GameAction("a", "d", examples=("x",) * 17),), "actions[0].examples"),
     ],
 )
 def test_a_bad_declaration_is_refused_naming_its_field_and_stores_nothing(
@@ -154,6 +160,12 @@ def test_a_store_from_before_game_actions_reads_its_agents_with_none() -> None:
     m010_game_actions(db)
     (actions,) = db.execute("SELECT actions_json FROM agents").fetchone()
     assert game_actions.loads(actions) == ()
+
+
+def test_actions_stored_before_examples_were_declared_read_with_none() -> None:
+    stored = json.loads(game_actions.dumps((GUIDE,)))
+    del stored[0]["examples"]
+    assert game_actions.loads(json.dumps(stored)) == (replace(GUIDE, examples=()),)
 
 
 @settings(

@@ -20,7 +20,7 @@ from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
 from npc_brain.mind.talk.compose import COMPOSERS
 from npc_brain.mind.talk.misfit import Cast
-from npc_brain.mind.talk.understand import thing_asked, to_you
+from npc_brain.mind.talk.understand import consequence, thing_asked, to_you
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -377,3 +377,18 @@ def test_a_line_asking_what_the_npc_is_doing_is_answered_so_whatever_act_it_is_n
     _, busy = said(brain, "thornbury", "bram", "Busy helping me with my horse?")
     assert busy.act == "request"
     assert busy.text == "I'm repairing the town gate's hinges."
+
+
+@pytest.mark.parametrize(
+    ("line", "then"),
+    [
+        ("waive my docking fees or I ram your hull", "or I ram your hull"),
+        ("Fifty credits, or your depot has an accident.", "or your depot has an accident."),
+        ("Hand it over, or else", "or else"),
+        ("Tea or coffee?", None),
+        ("one or two loaves please", None),
+        ("Is it free or do I pay?", None),
+    ],
+)
+def test_a_demand_says_what_follows_a_refusal_after_its_or(line: str, then: str | None) -> None:
+    assert consequence(line) == then

@@ -83,6 +83,18 @@ def test_a_quantity_is_no_offer() -> None:
     assert offered("3 sacks of flour please", orders) is None
 
 
+def test_a_number_that_labels_a_thing_is_no_offer() -> None:
+    wares = [w for w in STATION if w is not None]
+    line = "Could I get anti-rad pills? I'm on shift next to bay 3."
+    assert offered(line, ordered(line, wares)) is None
+    assert offered("I'll give you 9 for the pills", ordered("the pills", wares)) == 9
+
+
+def test_half_a_dozen_is_six() -> None:
+    wares = [w for w in POST if w is not None]
+    assert ordered("half a dozen sacks of flour", wares)[0][0] == 6
+
+
 def test_a_line_that_names_no_ware_orders_nothing() -> None:
     wares = [w for w in STATION if w is not None]
     assert ordered("do you sell poison?", wares) == []

@@ -18,6 +18,9 @@ extends Resource
 @export_range(0.0, 1000000.0, 0.01, "or_greater") var price: float = 0.0
 ## The unit of every price of the action ("coins").
 @export var currency: String = ""
+## Lines a player might say to ask for it ("The cellar door's stuck."): a line is
+## matched against the nearest of these as well as the description (at most 16).
+@export var examples: PackedStringArray = PackedStringArray()
 
 
 ## The action as the server's GameAction message.
@@ -31,4 +34,5 @@ func to_dict() -> Dictionary:
 		"arguments": listed,
 		"price": price,
 		"currency": currency,
+		"examples": Array(examples),
 	}

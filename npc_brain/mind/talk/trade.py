@@ -17,7 +17,14 @@ from lemminflect import getAllLemmas, getInflection
 from npc_brain.memory.records import MemoryRecord
 from npc_brain.mind.talk.answers import GENERAL_NOUNS, content_word
 from npc_brain.mind.talk.realise import join_clauses, sentence
-from npc_brain.words import COUNTING_WORDS, DETERMINERS, FUNCTION_WORDS, NUMBER_WORDS, lower_words
+from npc_brain.words import (
+    COUNTING_WORDS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    NUMBER_WORDS,
+    lower_words,
+    sentences,
+)
 
 
 @dataclass(frozen=True)
@@ -84,11 +91,16 @@ def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
         if word.isdigit():
             return int(word)
         if word in NUMERALS:
-            return NUMERALS[word]
+            return halved(words, back, NUMERALS[word])
         of_the = word == "of" or (word in DETERMINERS and back > 0 and words[back - 1] == "of")
         if word in FUNCTION_WORDS and word not in ("a", "an") and not of_the:
             return 1
     return 1
+
+
+def halved(words: Sequence[str], i: int, number: int) -> int:
+    """The number said at `i`, halved when "half a" comes before it ("half a dozen")."""
+    return number // 2 if words[max(0, i - 2) : i] == ["half", "a"] else number
 
 
 def things_asked(line: str) -> list[tuple[str, ...]]:
@@ -160,10 +172,22 @@ def offered(line: str, wares: Sequence[tuple[int, Ware]]) -> int | None:
     """A price the line offers that is not the asking one ("I'll give you 8 coins for
     the dagger", "30 is robbery. 20?"): a number that is neither a quantity ordered
     nor the ware's price."""
-    words = lower_words(line)
     asked = {w.price for _, w in wares} | {n for n, _ in wares}
-    offers = [int(w) for w in words if w.isdigit() and int(w) not in asked]
+    offers = [
+        int(w)
+        for words in map(lower_words, sentences(line))
+        for i, w in enumerate(words)
+        if w.isdigit() and int(w) not in asked and not (i and _labels(words[i - 1]))
+    ]
     return offers[-1] if offers else None
+
+
+def _labels(word: str) -> bool:
+    """Whether a word before a number makes it a label, not a sum: a noun ("bay 3",
+    "ring 4"), not a word of paying ("for 20", "give you 8", "pay 30")."""
+    return content_word(word) and not {x for f in getAllLemmas(word).values() for x in f} & (
+        TRADE_VERBS | {"give", "offer"}
+    )
 
 
 def total(orders: Sequence[tuple[int, Ware]]) -> str:

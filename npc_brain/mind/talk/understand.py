@@ -37,6 +37,7 @@ from npc_brain.words import (
     DETERMINERS,
     FUNCTION_WORDS,
     MODALS,
+    PERSONAL,
     PREPOSITIONS,
     WH_WORDS,
     lower_words,
@@ -64,6 +65,7 @@ class Heard:
     when: Window | None
     vector: NDArray[np.float32] = field(repr=False, compare=False)
     deal: Vote | None = None  # what it asks of a trade (acts.Deal), and how surely
+    ultimatum: bool = False  # a threat by what follows a demand ("..., or I sink her")
 
     @property
     def topic(self) -> str:
@@ -133,6 +135,12 @@ class Understanding:
             (last_vector,) = await self._f.embed([last])
             closing = self.acts.vote(last, last_vector)
         act = decided_act(line, vote, closing)
+        ultimatum = False
+        if (then := consequence(line)) is not None:  # "the boat for 50, or I sink her"
+            (then_vector,) = await self._f.embed([then])
+            threat = self.acts.vote(then, then_vector)
+            if ultimatum := threat.label == Act.THREAT and threat.confidence >= SURE:
+                act, vote = Act.THREAT, threat
         facet = Facet(self.facets.vote(line, vector).label) if act == Act.FACT else None
         facet = _fitting(facet, line)
         named = names_in(line, people) or by_role(line, roles or {})
@@ -152,6 +160,7 @@ class Understanding:
             when=when,
             vector=vector,
             deal=self.deals.vote(line, vector),
+            ultimatum=ultimatum,
         )
 
 
@@ -294,6 +303,25 @@ def _fitting(facet: Facet | None, line: str) -> Facet | None:
     if facet == Facet.PLANS and (past_tense(line) or perfect(line)):
         return Facet.PAST
     return facet
+
+
+def consequence(line: str) -> str | None:
+    """What a demand says will follow if it is refused: the clause after its "or"
+    ("waive my fees or I ram your ship": "or I ram your ship"; "..., or else"), which is
+    what makes it a threat whatever the demand names. None for a line without one ("tea
+    or coffee?", "one or two loaves")."""
+    words = line.split()
+    for i, word in enumerate(words[1:-1], start=1):
+        if word.lower() == "or" and _clause_opening(words[i + 1]):
+            return " ".join(words[i:])
+    return None
+
+
+def _clause_opening(word: str) -> bool:
+    """Whether a word opens a clause of its own after "or": a subject ("I", "your
+    depot", "this office", "there") or "else"."""
+    bare = word.lower().strip(",.!?;:").replace("’", "'").partition("'")[0]
+    return bare in PERSONAL or bare in DETERMINERS or bare in ("there", "else")
 
 
 def last_sentence(line: str) -> str:

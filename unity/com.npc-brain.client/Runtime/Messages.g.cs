@@ -292,6 +292,14 @@ namespace NpcBrain.Client
         /// </summary>
         [JsonProperty("currency")]
         public string Currency { get; set; }
+        /// <summary>
+        /// Lines a player might say to ask for it, as the game's writers would ("My mare's
+        /// thrown a shoe.", "need my horse shod"): a line is matched against the nearest of
+        /// these as well as the description, so a request put as a need or in slang is
+        /// understood. Optional; at most 16, each at most max_short_text_chars.
+        /// </summary>
+        [JsonProperty("examples")]
+        public List<string> Examples { get; set; } = new List<string>();
     }
 
     public partial class ActionArgument
