@@ -238,8 +238,8 @@ def rows(split: str = "test") -> list[Row]:
     # before the deals classifier (data/deals.tsv), dev before ultimatums were read
     # (and tuned on since); and the test split again, each action declared with the
     # example lines a game's writer gave it (examples.json)
-    fresh = {name: summary(asyncio.run(run(name))) for name in ("fresh", "fresh2", "dev")}
-    fresh[f"{split}, with example lines"] = summary(asyncio.run(run(split, examples=True)))
+    fresh = {f"{n} split": summary(asyncio.run(run(n))) for n in ("fresh", "fresh2", "dev")}
+    fresh[f"{split} split, with example lines"] = summary(asyncio.run(run(split, True)))
     return [
         Row(
             "actions",
@@ -252,7 +252,7 @@ def rows(split: str = "test") -> list[Row]:
         *(
             Row(
                 "actions",
-                f"action chosen right, or none ({name} split, {f['lines']:.0f} lines)",
+                f"action chosen right, or none ({name}, {f['lines']:.0f} lines)",
                 f"{100 * f['right']:.0f}%",
                 "",
                 "",
