@@ -29,7 +29,7 @@ from npc_brain.game_actions import (
 from npc_brain.llm.fakes import SchemaChat
 from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
 from npc_brain.mind.talk.acts import Act, Vote
-from npc_brain.mind.talk.deeds import _asks_about, _head
+from npc_brain.mind.talk.deeds import _asks_about, _head, _promise
 from npc_brain.mind.talk.outcomes import outcome_text
 from npc_brain.mind.talk.trade import Ware
 from npc_brain.mind.talk.understand import Heard
@@ -337,3 +337,12 @@ def test_a_player_the_world_does_not_know_is_you_in_what_the_npc_says() -> None:
         "Oda Vance sold a water skin to you for 3 shells. The player paid."
     )
     assert as_you("players gather at the well", "player") == "players gather at the well"
+
+
+def test_the_npc_promises_in_the_lines_words_only_what_the_action_does() -> None:
+    assert _promise("can you guide me to the salt oasis?", GUIDE) == "guide you to the salt oasis"
+    assert _promise("could you show me the way across the sand?", GUIDE) == (
+        "show you the way across the sand"
+    )  # the verb of one of its example lines
+    assert _promise("open the armoury for me", GUIDE) == ""
+    assert _promise("captain, open the east gate", GUIDE) == ""

@@ -231,6 +231,10 @@ def test_news_is_an_event_someone_told_or_a_claim_heard_and_not_the_listeners_ow
         ("Ines Varga was the harbourmaster", False),
         ("Tomas Reyes had a boat", False),
         ("Tomas Reyes has fished these waters for forty years", False),
+        # whatever the subject: a name or a noun phrase
+        ("A sandstorm buried the road to the salt oasis yesterday evening.", True),
+        ("The caravan arrived from the coast with twelve camels", True),
+        ("The trading post sells water skins", False),
     ],
 )
 def test_an_event_is_someone_doing_something_or_something_at_a_time(text: str, event: bool) -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, Source, SourceKind
 from npc_brain.mind.talk.trade import (
+    counted,
     holding,
     not_sold,
     offered,
@@ -127,3 +128,16 @@ def test_a_thing_none_of_the_wares_is_is_said_in_the_plural() -> None:
     assert not_sold("Got a blanket?", stock) == []  # one of the wares
     assert not_sold("How much are 3 dollars?", stock) == []  # its units are no thing
     assert not_sold("How much?", stock) == []
+
+
+@pytest.mark.parametrize(
+    ("n", "item", "said"),
+    [
+        (2, "room for the night", "two rooms for the night"),
+        (3, "loaf of bread", "three loaves of bread"),
+        (6, "hauling for one crate", "hauling for six crates"),
+        (4, "lobster pot", "four lobster pots"),
+    ],
+)
+def test_the_noun_counted_is_the_one_before_a_preposition(n: int, item: str, said: str) -> None:
+    assert counted(n, item) == said

@@ -357,13 +357,25 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
 async def _granted(scene: Scene, action: GameAction) -> Answer:
     """A request granted with the action: its arguments, its price said."""
     arguments = await _rest(scene, action, {})
-    done = promised(scene.heard.text)
+    done = _promise(scene.heard.text, action)
     said = [sentence(f"Of course, I'll {done}") if done else "Of course."]
     price = _priced(action, arguments)
     if price:
         said.append(sentence(f"That's {amount(price, action.currency)}"))
     deed = Deed(action, arguments, price, _agreed(action, arguments))
     return Answer(tuple(said), (action.description,), answered=True, deed=deed)
+
+
+def _promise(line: str, action: GameAction) -> str:
+    """What the NPC promises in the line's own words ("mend your net"), only when its
+    verb is one the action is declared with (the first word of its name, of its
+    description, or of what its example lines ask): else the words might promise what
+    the game was not asked to do ("I'll open the armoury" for an escort), and "Of
+    course." says enough."""
+    done = promised(line)
+    phrases = (action.name.replace("_", " "), action.description, *map(promised, action.examples))
+    verbs = {stem(words[0]) for words in map(lower_words, phrases) if words}
+    return done if (said := lower_words(done)) and stem(said[0]) in verbs else ""
 
 
 def _priced(action: GameAction, arguments: dict[str, str]) -> float:

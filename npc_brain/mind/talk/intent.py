@@ -24,6 +24,7 @@ from npc_brain.mind.talk.answers import key_terms, names_in, retold, ungreeted
 from npc_brain.mind.talk.carry import spoken
 from npc_brain.mind.talk.realise import first_person
 from npc_brain.persona import Persona
+from npc_brain.words import AUX_FORMS, DETERMINERS, tokens
 
 DONT_KNOW = "I don't know."  # an answer no memory carries
 NOTABLE = 7.0  # the importance from which an event the speaker saw is news
@@ -101,12 +102,25 @@ def eventful(text: str) -> bool:
 
 
 def _did(text: str) -> bool:
-    """Whether a text says what its subject did: a name, then a verb in its past tense
-    that is not a form of be or have ("Ines Varga found ...", not "Ana was a fisher")."""
-    found = re.match(r"(?:[A-Z][\w']*\s+){1,3}([a-z]+)\b", text.strip())
-    if found is None:
-        return False
-    word = found[1]
+    """Whether a text says what its subject did: a name or a noun phrase ("Ines Varga",
+    "a sandstorm", "the old well"), then a verb in its past tense that is not a form of
+    be or have ("Ines Varga found ...", "A sandstorm buried ...", not "Ana was a
+    fisher")."""
+    words = tokens(text)
+    start = 1 if words and words[0].lower() in DETERMINERS else 0
+    for word in words[start : start + SUBJECT_WORDS + 1]:
+        if word.lower() in AUX_FORMS:  # "has fished", "was a fisher", "is selling"
+            return False
+        if word[:1].islower() and _past_tense(word):
+            return True
+    return False
+
+
+SUBJECT_WORDS = 3  # at most this many words before the verb ("the old stone well")
+
+
+def _past_tense(word: str) -> bool:
+    """Whether a lowercase word is a past tense of a verb other than be or have."""
     lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
     return any(
         lemma not in ("be", "have") and word != lemma and word in getInflection(lemma, tag="VBD")

@@ -15,6 +15,7 @@ from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.when import DAY, HOUR, Window, past_tense, perfect
 from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
+from npc_brain.mind.talk.intent import an_event
 from npc_brain.mind.talk.invitation import said_when
 from npc_brain.mind.talk.realise import FIRST, described, first_person, sentence, turned_round
 from npc_brain.mind.talk.relations import relationship
@@ -502,9 +503,11 @@ async def _persona_match(scene: Scene) -> str:
 
 
 def _newsworthy(memory: MemoryRecord, scene: Scene) -> bool:
-    """News for the speaker: told by someone else (not the speaker), or an event the NPC
+    """News for the speaker: told by someone else (not the speaker), an event the NPC
     saw that mattered (not a sighting of someone: "Ana is talking with Bram" is no
-    news); not a line the two said to each other."""
+    news), or one the game wrote into its memory ("A sandstorm buried the road
+    yesterday"; not a standing fact such as a price); not a line the two said to each
+    other."""
     if memory.source.agent_id == scene.speaker_id:
         return False
     if memory.source.kind == SourceKind.SEEN and memory.subject:
@@ -514,9 +517,9 @@ def _newsworthy(memory: MemoryRecord, scene: Scene) -> bool:
         return False
     told = memory.source.kind in (SourceKind.HEARD, SourceKind.TOLD)
     recent = scene.now - memory.created <= NEWS_DAYS * 24 * 3600.0
-    return recent and (
-        told or (memory.importance >= NOTABLE and memory.source.kind != SourceKind.AUTHOR)
-    )
+    if memory.source.kind == SourceKind.AUTHOR:
+        return recent and an_event(memory)
+    return recent and (told or memory.importance >= NOTABLE)
 
 
 QUESTIONS: dict[Act, Composer] = {

@@ -22,6 +22,7 @@ from npc_brain.words import (
     DETERMINERS,
     FUNCTION_WORDS,
     NUMBER_WORDS,
+    PREPOSITIONS,
     lower_words,
     sentences,
 )
@@ -249,15 +250,21 @@ def _plural(item: str) -> bool:
 
 
 def counted(n: int, item: str) -> str:
-    """`item` counted: "a fish pie", "three ration packs", "two loaves of bread"."""
+    """`item` counted: "a fish pie", "three ration packs", "two loaves of bread",
+    "hauling for six crates" (of "hauling for one crate")."""
     named = _item_and_per(item)[0]
     if n == 1:
         return _with_article(named)
-    bare = _unarticled(named, ("a", "an", "the", "one"))
-    head, sep, rest = bare.partition(" of ")
-    *front, last = head.split(" ")
+    head, one, unit = named.partition(" one ")
+    if one and unit:  # "hauling for one crate": what is counted is the crate
+        return f"{head} {counted(n, unit)}"
+    words = _unarticled(named, ("a", "an", "the", "one")).split(" ")
+    # the noun counted is the last before a preposition: "loaves of bread", "rooms for
+    # the night"
+    at = next((i for i, w in enumerate(words) if i and w.lower() in PREPOSITIONS), len(words))
+    last = words[at - 1]
     plural = (last,) if _plural(last) else getInflection(last, tag="NNS") or (last + "s",)
-    said = " ".join([*front, plural[0]]) + (sep + rest if sep else "")
+    said = " ".join([*words[: at - 1], plural[0], *words[at:]])
     return f"{_SAID.get(n, str(n))} {said}"
 
 

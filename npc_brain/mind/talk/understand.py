@@ -130,21 +130,29 @@ class Understanding:
         line = normalised(text)
         (vector,) = await self._f.embed([line])
         vote = self.acts.vote(line, vector)
-        closing = None
-        if (last := last_sentence(line)) != line:  # "I have to get back to my ship. Later."
-            (last_vector,) = await self._f.embed([last])
-            closing = self.acts.vote(last, last_vector)
-        act = decided_act(line, vote, closing)
+        closing = asking = None
+        if len(parts := sentences(line)) > 1:  # "I have to get back to my ship. Later."
+            vectors = await self._f.embed(parts)
+            votes = [self.acts.vote(p, v) for p, v in zip(parts, vectors, strict=True)]
+            closing = votes[-1]
+            asking = max(
+                (v for v in votes if v.label in _ASKING_FOR),
+                key=lambda v: v.confidence,
+                default=None,
+            )
+        act = decided_act(line, vote, closing, asking)
         ultimatum = False
         if (then := consequence(line)) is not None:  # "the boat for 50, or I sink her"
             (then_vector,) = await self._f.embed([then])
             threat = self.acts.vote(then, then_vector)
             if ultimatum := threat.label == Act.THREAT and threat.confidence >= SURE:
                 act, vote = Act.THREAT, threat
+        where = tuple(named_places(line, places))
+        if act == Act.FACT and where and asks_the_way(line):  # "where is the well?"
+            act = Act.DIRECTIONS
         facet = Facet(self.facets.vote(line, vector).label) if act == Act.FACT else None
         facet = _fitting(facet, line)
         named = names_in(line, people) or by_role(line, roles or {})
-        where = tuple(named_places(line, places))
         when = anchor(line, now)
         known = {w.lower() for n in [*people.values(), *talking] for w in n.split()}
         known |= {w.lower() for a in places for part in a.split(":") for w in part.split()}
@@ -170,15 +178,21 @@ SURE = 0.5  # a vote's share from which "other" is not a question of fact
 ENDS = 0.4
 
 
-def decided_act(line: str, vote: Vote, closing: Vote | None = None) -> Act:
+def decided_act(
+    line: str, vote: Vote, closing: Vote | None = None, asking: Vote | None = None
+) -> Act:
     """The act a line is taken for, from the classifier's vote on it (and on its last
     sentence, `closing`, for a line of several): its winner, but a question unlike
     every act's examples asks a fact, and a farewell, which ends the talk, is taken only
     when sure (a wrong end costs the talk; a missed one, a line), of the whole line or
-    of its last sentence (people close with it: "Thanks for the help. Later.")."""
+    of its last sentence (people close with it: "Thanks for the help. Later."); a line
+    one of whose sentences surely asks for something (`asking`: the surest of those
+    voted a request or a trade) asks for it, unless the line as a whole is a threat."""
     act = Act(vote.label)
     if closing is not None and closing.label == Act.FAREWELL and closing.confidence >= SURE:
         return Act.FAREWELL
+    if asking is not None and asking.confidence >= SURE and act not in (*_ASKING_FOR, Act.THREAT):
+        return Act(asking.label)
     if asked_for(line) in _ASKING_WHAT_IS and act not in _ASKS:
         return max(_ASKS, key=lambda a: vote.shares.get(a, 0.0))
     if act == Act.OTHER and line.endswith("?") and vote.confidence < SURE:
@@ -188,6 +202,9 @@ def decided_act(line: str, vote: Vote, closing: Vote | None = None) -> Act:
     return act
 
 
+# Acts that ask the NPC for something: one sentence that surely does makes the line do it
+# ("My daughter turns seven on Sunday. Could you bake her a cake?").
+_ASKING_FOR = (Act.REQUEST, Act.TRADE)
 # A question of when, how long, how many or why asks what is so ("why is the gate
 # shut?", "how many crates are missing?"); it is no small talk, trade or greeting,
 # whatever its words are near.
@@ -303,6 +320,12 @@ def _fitting(facet: Facet | None, line: str) -> Facet | None:
     if facet == Facet.PLANS and (past_tense(line) or perfect(line)):
         return Facet.PAST
     return facet
+
+
+def asks_the_way(line: str) -> bool:
+    """Whether a question of where, in the present, asks the way (to a place it names,
+    for the caller to check): "where is the well?", not "where were you yesterday?"."""
+    return asked_for(line) == Slot.PLACE and not past_tense(line)
 
 
 def consequence(line: str) -> str | None:
