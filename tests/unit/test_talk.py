@@ -20,7 +20,7 @@ from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
 from npc_brain.mind.talk.compose import COMPOSERS
 from npc_brain.mind.talk.misfit import Cast
-from npc_brain.mind.talk.understand import consequence, thing_asked, to_you
+from npc_brain.mind.talk.understand import consequence, strangers_in, thing_asked, to_you
 from npc_brain.persona import Persona
 from tests.conftest import make_brain
 
@@ -392,3 +392,9 @@ def test_a_line_asking_what_the_npc_is_doing_is_answered_so_whatever_act_it_is_n
 )
 def test_a_demand_says_what_follows_a_refusal_after_its_or(line: str, then: str | None) -> None:
     assert consequence(line) == then
+
+
+def test_a_day_or_a_month_is_nobody_unknown() -> None:
+    line = "I'd love to come to the feast at the Mill on Tuesday, February 14!"
+    assert strangers_in(line, {"mill"}) == []
+    assert strangers_in("Do you know a Zedrick Pell?", set()) == ["Zedrick Pell"]

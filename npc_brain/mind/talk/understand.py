@@ -14,7 +14,7 @@ from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
 from npc_brain.memory.records import GameTime
-from npc_brain.memory.when import HOUR, Window, anchor, past_tense, perfect
+from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor, past_tense, perfect
 from npc_brain.mind.faculties import Faculties
 from npc_brain.mind.talk.acts import (
     SAME_MODEL_COSINE,
@@ -432,7 +432,9 @@ def strangers_in(text: str, known: set[str]) -> list[str]:
     """Names in a line that no one and nothing of the world has: runs of capitalised
     words, not at the line's start, none of them an English word (lemminflect knows no
     lemma of it) nor a word of a known name ("Do you know a Zedrick Pell?"); and runs
-    of two or more such words, whatever their case ("ever met a marla quist?")."""
+    of two or more such words, whatever their case ("ever met a marla quist?"); never
+    a day or a month ("on Tuesday, February 14")."""
+    known = known | CALENDAR_WORDS
     found = []
     for match in _CAPITALISED.finditer(text):
         if match.start() == 0 or text[: match.start()].rstrip().endswith((".", "!", "?")):
