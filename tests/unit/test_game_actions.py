@@ -29,11 +29,12 @@ from npc_brain.game_actions import (
 from npc_brain.llm.fakes import SchemaChat
 from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
 from npc_brain.mind.talk.acts import Act, Vote
-from npc_brain.mind.talk.deeds import _asks_about, _head, _promise
+from npc_brain.mind.talk.deeds import _asks_about, _head, _promise, deed_answer
 from npc_brain.mind.talk.outcomes import outcome_text
+from npc_brain.mind.talk.scene import Scene
 from npc_brain.mind.talk.trade import Ware
 from npc_brain.mind.talk.understand import Heard
-from npc_brain.persona import Persona
+from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import make_brain
 
 NOW = 2_000_000_000.0
@@ -346,3 +347,44 @@ def test_the_npc_promises_in_the_lines_words_only_what_the_action_does() -> None
     )  # the verb of one of its example lines
     assert _promise("open the armoury for me", GUIDE) == ""
     assert _promise("captain, open the east gate", GUIDE) == ""
+
+
+@pytest.mark.parametrize(("share", "bought"), [(0.9, True), (0.5, False)])
+def test_a_sure_order_naming_a_ware_buys_it_whatever_act_its_words_are_near(
+    share: float, bought: bool
+) -> None:
+    """ "a water skin to take with me, kind sir" is as near thanks as an order by its
+    words; a sure order by its deal buys the ware it names."""
+    line = "a water skin to take with me, kind sir"
+    thanks = Vote("thanks", {"thanks": 0.6, "trade": 0.4}, "")
+    heard = Heard(
+        line,
+        Act.THANKS,
+        thanks,
+        None,
+        (),
+        (),
+        (),
+        None,
+        np.zeros(3, np.float32),
+        Vote("order", {"order": share, "other": 1 - share}, ""),
+    )
+
+    async def embed(texts: object) -> np.ndarray:
+        return np.zeros((len(texts), 3), np.float32)  # type: ignore[arg-type]
+
+    scene = Scene(
+        None,  # type: ignore[arg-type]  # no world is read on this path
+        AgentRecord("oda", TRADER, actions=(SELL, GUIDE)),
+        "player",
+        "",
+        NOW,
+        heard,
+        {},
+        [],
+        None,
+        embed,  # type: ignore[arg-type]
+    )
+    answer = asyncio.run(deed_answer(scene))
+    chosen = answer.deed if answer is not None else None
+    assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought

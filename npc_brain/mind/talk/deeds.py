@@ -119,7 +119,9 @@ async def deed_answer(scene: Scene) -> Answer | None:
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     if not orders and asking and (meant := await _ware_meant(scene, wares, likeness)):
         orders = [(_said_number(line), meant)]
-    if orders and (asking or max(likeness) >= STRONG_FITS or orders[0][0] > 1):
+    deal = heard.deal
+    ordering = deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
+    if orders and (asking or ordering or max(likeness) >= STRONG_FITS or orders[0][0] > 1):
         # a ware named is bought, unless the line asks for another action on it ("mend
         # my hand net" to one who sells and mends nets) or is far nearer another ("would
         # you bake her a birthday cake?" to one who sells honey cakes and bakes to order)
@@ -133,6 +135,11 @@ async def deed_answer(scene: Scene) -> Answer | None:
     if heard.act is Act.TRADE and wares:
         return _told(scene, orders, wares, None)
     return None
+
+
+# A deal's share from which a line that names a declared ware buys it, whatever its act
+# ("a bottle of that plum brandy to take with me, good sir": thanks by its words)
+SURE_ORDER = 0.8
 
 
 # Acts that ask nothing of the NPC's hands: greetings and farewells, when sure ("Morning!
