@@ -388,3 +388,33 @@ def test_a_sure_order_naming_a_ware_buys_it_whatever_act_its_words_are_near(
     answer = asyncio.run(deed_answer(scene))
     chosen = answer.deed if answer is not None else None
     assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
+
+
+@pytest.mark.parametrize(("share", "chooses"), [(0.7, False), (0.3, True)])
+def test_a_sure_question_of_fact_chooses_nothing_however_near_an_action(
+    share: float, chooses: bool
+) -> None:
+    """ "Is the road to the salt oasis passable?" is near the guide's description, but
+    asks what is so; an unsure one may be a request put as a question."""
+    line = "Is the road to the salt oasis passable?"
+    fact = Vote("fact", {"fact": share, "request": 1 - share}, "")
+    near = np.array([1.0, 0.0, 0.0], np.float32)
+    heard = Heard(line, Act.FACT, fact, None, (), (), (), None, near)
+
+    async def embed(texts: object) -> np.ndarray:
+        return np.tile(near, (len(texts), 1))  # type: ignore[arg-type]
+
+    scene = Scene(
+        None,  # type: ignore[arg-type]  # no world is read on this path
+        AgentRecord("oda", TRADER, actions=(GUIDE,)),
+        "player",
+        "",
+        NOW,
+        heard,
+        {},
+        [],
+        None,
+        embed,  # type: ignore[arg-type]
+    )
+    answer = asyncio.run(deed_answer(scene))
+    assert (answer is not None and answer.deed is not None) is chooses

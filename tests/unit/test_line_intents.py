@@ -234,6 +234,7 @@ def test_news_is_an_event_someone_told_or_a_claim_heard_and_not_the_listeners_ow
         # whatever the subject: a name or a noun phrase
         ("A sandstorm buried the road to the salt oasis yesterday evening.", True),
         ("The caravan arrived from the coast with twelve camels", True),
+        ("The causeway to the abbey flooded at high tide last night.", True),
         ("The trading post sells water skins", False),
     ],
 )

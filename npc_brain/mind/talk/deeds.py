@@ -113,6 +113,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     nearest = actions[int(np.argmax(likeness))]
     if _asks_about(heard):
         return _told(scene, orders, wares, nearest if max(likeness) >= FITS else None)
+    if heard.act is Act.FACT and heard.vote.confidence >= SURE_FACT:
+        return None  # "is the causeway passable?" asks what is so, not for the ferry
     threat = heard.act is Act.THREAT and heard.vote.confidence >= SURE_THREAT
     if threat and (heard.ultimatum or max(likeness) < MISREAD_THREAT):
         return await _threatened(scene, likeness)
@@ -137,6 +139,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
     return None
 
 
+SURE_FACT = 0.5  # share of the act's vote from which a question of fact asks for nothing
 # A deal's share from which a line that names a declared ware buys it, whatever its act
 # ("a bottle of that plum brandy to take with me, good sir": thanks by its words)
 SURE_ORDER = 0.8

@@ -116,7 +116,7 @@ def _did(text: str) -> bool:
     return False
 
 
-SUBJECT_WORDS = 3  # at most this many words before the verb ("the old stone well")
+SUBJECT_WORDS = 5  # at most this many words before the verb ("the causeway to the abbey")
 
 
 def _past_tense(word: str) -> bool:
