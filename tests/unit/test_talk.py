@@ -9,6 +9,7 @@ import asyncio
 import datetime as dt
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from npc_brain.action import Line
@@ -16,12 +17,19 @@ from npc_brain.brain import Brain
 from npc_brain.errors import InvalidArgument
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
-from npc_brain.mind.talk.acts import Act
+from npc_brain.mind.talk.acts import Act, Vote
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
 from npc_brain.mind.talk.compose import COMPOSERS
 from npc_brain.mind.talk.misfit import Cast
-from npc_brain.mind.talk.understand import consequence, strangers_in, thing_asked, to_you
-from npc_brain.persona import Persona
+from npc_brain.mind.talk.scene import Scene
+from npc_brain.mind.talk.understand import (
+    Heard,
+    consequence,
+    strangers_in,
+    thing_asked,
+    to_you,
+)
+from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import make_brain
 
 NOW = dt.datetime(2031, 5, 14, 10, 0, tzinfo=dt.UTC).timestamp()  # a Wednesday morning
@@ -398,3 +406,16 @@ def test_a_day_or_a_month_is_nobody_unknown() -> None:
     line = "I'd love to come to the feast at the Mill on Tuesday, February 14!"
     assert strangers_in(line, {"mill"}) == []
     assert strangers_in("Do you know a Zedrick Pell?", set()) == ["Zedrick Pell"]
+
+
+@pytest.mark.parametrize(("share", "warned"), [(0.8, True), (0.3, False)])
+def test_only_a_sure_threat_is_warned_off(share: float, warned: bool) -> None:
+    """ "There's a fight in the bar!" may be read as a threat, barely: it is calmed, not
+    threatened back."""
+    vote = Vote("threat", {"threat": share, "other": 1 - share}, "")
+    line = "There's a fight in the bar!"
+    heard = Heard(line, Act.THREAT, vote, None, (), (), (), None, np.zeros(3, np.float32))
+    keeper = AgentRecord("sal", Persona("Sal Ortiz", 44, "loud", "keeps the saloon"))
+    scene = Scene(None, keeper, "player", "", 0.0, heard, {}, [], None, None)  # type: ignore[arg-type]
+    said = " ".join(asyncio.run(COMPOSERS[Act.THREAT](scene)).sentences)
+    assert ("regret" in said) is warned, said

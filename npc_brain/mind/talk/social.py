@@ -110,7 +110,14 @@ async def _small_talk(scene: Scene) -> Answer:
 
 
 async def _threat(scene: Scene) -> Answer:
-    return Answer(("There's no call for that.", "Leave me be, or you'll regret it."))
+    """A sure threat is met with a warning; a line only likely one (an alarm, a need in
+    rough words: "there's a fight in the bar!") with what would calm either."""
+    if scene.heard.vote.confidence >= SURE_THREAT:
+        return Answer(("There's no call for that.", "Leave me be, or you'll regret it."))
+    return Answer(("Easy, now.", "What's this about?"))
+
+
+SURE_THREAT = 0.5  # share of the act's vote from which a threat is answered as one
 
 
 async def _other(scene: Scene) -> Answer:
