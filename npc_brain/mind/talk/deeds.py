@@ -7,9 +7,11 @@ Code decides, the model only picks among declared values:
   option, a NUMBER argument's count, and the total price, said as trade says prices; a
   question about a price or a ware ("how much is a lantern?", "do you sell rope?") is
   answered from the declared prices and chooses nothing;
-- a request chooses the action whose description its embedding is nearest (MiniLM
-  cosine from FITS, ahead of the next by MARGIN); a threat, the action nearest to
-  answering one (refusing, arresting, fighting), where the game declared such;
+- a request chooses the action whose description (or example line, less
+  EXAMPLE_LIFT) its embedding is nearest (MiniLM cosine from FITS, ahead of the next
+  by MARGIN); a threat, or a demand whose "or ..." clause is one, the action that
+  answers threats (refusing, arresting, fighting) nearest the line, where the game
+  declared such;
 - each argument takes the option the line names, else its only option, else the
   speaker when it may be one, else the model's pick constrained by grammar to the
   declared values (Scene.pick); a NUMBER, the number the line says within its bounds.
@@ -98,10 +100,12 @@ async def deed_answer(scene: Scene) -> Answer | None:
     The act read from the line decides less than the actions do: a line whose meaning
     is near one action's description asks for it whatever act its words are nearest
     ("horse needs new shoes" is small talk by its words), from STRONG_FITS when it is not
-    a request. A hostile answer needs a sure threat (SURE_THREAT of the act's vote); a
-    line less surely one is taken as asking. A question about a price or a ware says it
-    and chooses nothing; a question in the past tense ("What did I buy from you?") is
-    none of the actions'."""
+    a request, and a sure order (SURE_ORDER of the deal's vote) buys the ware it names.
+    A hostile answer needs a sure threat (SURE_THREAT of the act's vote) or an
+    ultimatum; a line less surely one is taken as asking. A question about a price or a
+    ware says it and chooses nothing, as does a sure question of fact (SURE_FACT) and a
+    question in the past tense ("What did I buy from you?"); a sure greeting or
+    farewell asks nothing of the NPC's hands."""
     actions = scene.agent.actions
     heard, line = scene.heard, scene.heard.text
     social = heard.act in _SOCIAL and heard.vote.confidence >= SURE_SOCIAL
