@@ -46,6 +46,13 @@ _SENTENCE_END = re.compile(r"[.!?][\"”]?(?=\s+\S)")  # a quote may close it
 
 
 @lru_cache(maxsize=8192)
+def all_lemmas(word: str) -> frozenset[str]:
+    """Every lemma lemminflect knows of a word, whatever its part of speech ("bay":
+    bay; "sold": sell)."""
+    return frozenset(lemma for forms in getAllLemmas(word).values() for lemma in forms)
+
+
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A word's English Snowball stem (the one stemmer of the whole tree), taken from
     its lemma when it is an irregular form that the stemmer cannot join to it ("grew"

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from lemminflect import getAllLemmas
 
 from npc_brain.game_actions import (
     ActionArgument,
@@ -54,9 +53,9 @@ from npc_brain.mind.talk.trade import (
     price_of,
     total,
 )
-from npc_brain.mind.talk.understand import Heard, asks_of_the_past
+from npc_brain.mind.talk.understand import Heard, asks_of_the_past, surely
 from npc_brain.mind.talk.wh import Slot, asked_for
-from npc_brain.words import AUX_FORMS, WH_WORDS, lower_words, stem
+from npc_brain.words import AUX_FORMS, WH_WORDS, all_lemmas, lower_words, stem
 
 FITS = 0.35  # cosine of a request to an action's description from which it asks for it
 MARGIN = 0.03  # how far ahead of the next action the nearest must be
@@ -101,15 +100,14 @@ async def deed_answer(scene: Scene) -> Answer | None:
     is near one action's description asks for it whatever act its words are nearest
     ("horse needs new shoes" is small talk by its words), from STRONG_FITS when it is not
     a request, and a sure order (SURE_ORDER of the deal's vote) buys the ware it names.
-    A hostile answer needs a sure threat (SURE_THREAT of the act's vote) or an
+    A hostile answer needs a sure threat (understand.SURE of the act's vote) or an
     ultimatum; a line less surely one is taken as asking. A question about a price or a
-    ware says it and chooses nothing, as does a sure question of fact (SURE_FACT) and a
+    ware says it and chooses nothing, as does a sure question of fact and a
     question in the past tense ("What did I buy from you?"); a sure greeting or
     farewell asks nothing of the NPC's hands."""
     actions = scene.agent.actions
     heard, line = scene.heard, scene.heard.text
-    social = heard.act in _SOCIAL and heard.vote.confidence >= SURE_SOCIAL
-    if not actions or social or asks_of_the_past(line):
+    if not actions or surely(heard, *_SOCIAL) or asks_of_the_past(line):
         return None
     wares = declared_wares(actions)
     orders = [o for o in ordered(line, wares) if _head(o[1]) & _stems_of(line)]
@@ -117,10 +115,9 @@ async def deed_answer(scene: Scene) -> Answer | None:
     nearest = actions[int(np.argmax(likeness))]
     if _asks_about(heard):
         return _told(scene, orders, wares, nearest if max(likeness) >= FITS else None)
-    if heard.act is Act.FACT and heard.vote.confidence >= SURE_FACT:
+    if surely(heard, Act.FACT):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
-    threat = heard.act is Act.THREAT and heard.vote.confidence >= SURE_THREAT
-    if threat and (heard.ultimatum or max(likeness) < MISREAD_THREAT):
+    if surely(heard, Act.THREAT) and (heard.ultimatum or max(likeness) < MISREAD_THREAT):
         return await _threatened(scene, likeness)
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     if not orders and asking and (meant := await _ware_meant(scene, wares, likeness)):
@@ -143,7 +140,6 @@ async def deed_answer(scene: Scene) -> Answer | None:
     return None
 
 
-SURE_FACT = 0.5  # share of the act's vote from which a question of fact asks for nothing
 # A deal's share from which a line that names a declared ware buys it, whatever its act
 # ("a bottle of that plum brandy to take with me, good sir": thanks by its words)
 SURE_ORDER = 0.8
@@ -152,13 +148,11 @@ SURE_ORDER = 0.8
 # Acts that ask nothing of the NPC's hands: greetings and farewells, when sure ("Morning!
 # Two loaves please." is as much an order as a greeting).
 _SOCIAL = (Act.GREETING, Act.FAREWELL)
-SURE_SOCIAL = 0.5
 STRONG_FITS = 0.5  # cosine from which a line that is not a request asks for an action
 # cosine from which a line read as a threat is a request for the action after all (a
 # threat demands a thing, and is near what gives it, but rarely so near)
 MISREAD_THREAT = 0.6
 FAR_NEARER = 0.2  # how much nearer another action must be than the one selling a ware named
-SURE_THREAT = 0.5  # share of the act's vote from which a threat may be answered in kind
 
 
 async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[float]) -> Ware | None:
@@ -277,7 +271,7 @@ def _asks_about(heard: Heard) -> bool:
     if not words:
         return False
     question = line.rstrip().endswith("?") or words[0].partition("'")[0] in WH_WORDS
-    lemmas = {x for w in words for forms in getAllLemmas(w).values() for x in forms}
+    lemmas = {x for w in words for x in all_lemmas(w)}
     if question and lemmas & PRICING:
         return True
     opened = words[0] in AUX_FORMS or words[:2] in (["got", "any"], ["got", "some"])

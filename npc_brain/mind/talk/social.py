@@ -46,7 +46,7 @@ from npc_brain.mind.talk.trade import (
     total,
     ware,
 )
-from npc_brain.mind.talk.understand import asks_doing_now
+from npc_brain.mind.talk.understand import asks_doing_now, surely
 from npc_brain.words import lower_words, sentences
 
 
@@ -112,12 +112,9 @@ async def _small_talk(scene: Scene) -> Answer:
 async def _threat(scene: Scene) -> Answer:
     """A sure threat is met with a warning; a line only likely one (an alarm, a need in
     rough words: "there's a fight in the bar!") with what would calm either."""
-    if scene.heard.vote.confidence >= SURE_THREAT:
+    if surely(scene.heard, Act.THREAT):
         return Answer(("There's no call for that.", "Leave me be, or you'll regret it."))
     return Answer(("Easy, now.", "What's this about?"))
-
-
-SURE_THREAT = 0.5  # share of the act's vote from which a threat is answered as one
 
 
 async def _other(scene: Scene) -> Answer:

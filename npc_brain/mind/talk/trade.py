@@ -23,6 +23,7 @@ from npc_brain.words import (
     FUNCTION_WORDS,
     NUMBER_WORDS,
     PREPOSITIONS,
+    all_lemmas,
     lower_words,
     sentences,
 )
@@ -186,9 +187,7 @@ def offered(line: str, wares: Sequence[tuple[int, Ware]]) -> int | None:
 def _labels(word: str) -> bool:
     """Whether a word before a number makes it a label, not a sum: a noun ("bay 3",
     "ring 4"), not a word of paying ("for 20", "give you 8", "pay 30")."""
-    return content_word(word) and not {x for f in getAllLemmas(word).values() for x in f} & (
-        TRADE_VERBS | {"give", "offer"}
-    )
+    return content_word(word) and not all_lemmas(word) & (TRADE_VERBS | {"give", "offer"})
 
 
 def total(orders: Sequence[tuple[int, Ware]]) -> str:

@@ -172,7 +172,16 @@ class Understanding:
         )
 
 
-SURE = 0.5  # a vote's share from which "other" is not a question of fact
+# A vote's share from which its act is sure: "other" is then no question of fact, a
+# threat is answered as one, a greeting or a question of fact asks for no game action.
+SURE = 0.5
+
+
+def surely(heard: Heard, *acts: Act) -> bool:
+    """Whether a line was taken for one of `acts` by a sure vote (SURE)."""
+    return heard.act in acts and heard.vote.confidence >= SURE
+
+
 # A farewell's share from which it ends the talk: 0.4, as sure as the bench's train
 # split's least sure farewell ("good night old man": 0.44) and no less.
 ENDS = 0.4
