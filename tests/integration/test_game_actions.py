@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -68,15 +68,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerPro
     process.stop()
 
 
-def _say(process: ServerProcess, text: str, at: int) -> pb.Utterance:
+def _say(
+    process: ServerProcess,
+    text: str,
+    at: int,
+    agent_id: str = "ines",
+    actions: Sequence[pb.GameAction] = (),
+) -> pb.Utterance:
+    """The player's line to an agent (with `actions` for this call only, if given),
+    and its final reply, which must be the tokens streamed."""
     events = list(
         process.stub.Converse(
             pb.ConverseRequest(
                 world_id="kestrel",
-                agent_id="ines",
+                agent_id=agent_id,
                 game_time=_at(at),
                 speaker_id="player",
                 utterance=text,
+                actions=actions,
             ),
             timeout=120,
         )
@@ -187,27 +196,16 @@ def test_a_need_is_met_by_the_action_whose_example_lines_say_it_and_an_ultimatum
             game_time=_at(NOW),
         )
     )
-
-    def say(text: str, at: int, *actions: pb.GameAction) -> pb.Utterance:
-        request = pb.ConverseRequest(
-            world_id="kestrel",
-            agent_id="dax",
-            game_time=_at(at),
-            speaker_id="player",
-            utterance=text,
-            actions=actions,
-        )
-        return list(process.stub.Converse(request, timeout=120))[-1].final
-
     followed = "Someone's been following me since the cantina and I'm scared to go back."
-    bare = say(followed, NOW + 3000, ESCORT, DETAIN)
+    bare = _say(process, followed, NOW + 3000, "dax", [ESCORT, DETAIN])
     assert not bare.HasField("game_action"), bare.text
     described = pb.GameAction()
     described.CopyFrom(ESCORT)
     described.examples.extend(WALKED_HOME)
-    met = say(followed, NOW + 3300, described, DETAIN)
+    met = _say(process, followed, NOW + 3300, "dax", [described, DETAIN])
     assert met.game_action.name == "escort", met.text
-    threatened = say("Give me your sidearm or you'll be sorry.", NOW + 3600, described, DETAIN)
+    sidearm = "Give me your sidearm or you'll be sorry."
+    threatened = _say(process, sidearm, NOW + 3600, "dax", [described, DETAIN])
     assert threatened.game_action.name == "detain", threatened.text
     assert "of course" not in threatened.text.lower(), threatened.text
 

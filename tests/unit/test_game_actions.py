@@ -31,7 +31,7 @@ from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
 from npc_brain.mind.talk.acts import Act, Vote
 from npc_brain.mind.talk.deeds import _asks_about, _head, _promise, deed_answer
 from npc_brain.mind.talk.outcomes import outcome_text
-from npc_brain.mind.talk.scene import Scene
+from npc_brain.mind.talk.scene import Answer, Scene
 from npc_brain.mind.talk.trade import Ware
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.persona import AgentRecord, Persona
@@ -369,23 +369,7 @@ def test_a_sure_order_naming_a_ware_buys_it_whatever_act_its_words_are_near(
         np.zeros(3, np.float32),
         Vote("order", {"order": share, "other": 1 - share}, ""),
     )
-
-    async def embed(texts: object) -> np.ndarray:
-        return np.zeros((len(texts), 3), np.float32)  # type: ignore[arg-type]
-
-    scene = Scene(
-        None,  # type: ignore[arg-type]  # no world is read on this path
-        AgentRecord("oda", TRADER, actions=(SELL, GUIDE)),
-        "player",
-        "",
-        NOW,
-        heard,
-        {},
-        [],
-        None,
-        embed,  # type: ignore[arg-type]
-    )
-    answer = asyncio.run(deed_answer(scene))
+    answer = _deed_answer(heard, (SELL, GUIDE))
     chosen = answer.deed if answer is not None else None
     assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
 
@@ -400,21 +384,17 @@ def test_a_sure_question_of_fact_chooses_nothing_however_near_an_action(
     fact = Vote("fact", {"fact": share, "request": 1 - share}, "")
     near = np.array([1.0, 0.0, 0.0], np.float32)
     heard = Heard(line, Act.FACT, fact, None, (), (), (), None, near)
+    answer = _deed_answer(heard, (GUIDE,))
+    assert (answer is not None and answer.deed is not None) is chooses
+
+
+def _deed_answer(heard: Heard, actions: tuple[GameAction, ...]) -> Answer | None:
+    """deed_answer for the trader declaring `actions`, every text embedded where the
+    line is (the path read here touches no world)."""
 
     async def embed(texts: object) -> np.ndarray:
-        return np.tile(near, (len(texts), 1))  # type: ignore[arg-type]
+        return np.tile(heard.vector, (len(texts), 1))  # type: ignore[arg-type]
 
-    scene = Scene(
-        None,  # type: ignore[arg-type]  # no world is read on this path
-        AgentRecord("oda", TRADER, actions=(GUIDE,)),
-        "player",
-        "",
-        NOW,
-        heard,
-        {},
-        [],
-        None,
-        embed,  # type: ignore[arg-type]
-    )
-    answer = asyncio.run(deed_answer(scene))
-    assert (answer is not None and answer.deed is not None) is chooses
+    trader = AgentRecord("oda", TRADER, actions=actions)
+    scene = Scene(None, trader, "player", "", NOW, heard, {}, [], None, embed)  # type: ignore[arg-type]
+    return asyncio.run(deed_answer(scene))
