@@ -11,7 +11,7 @@ you?": its answer must name the item and the price. The replies' latency is meas
 twice in the same run: with the actions declared, and with none (the baseline).
 With --examples, each action is declared with its example lines (examples.json).
 
-    python -m bench.actions [--split test|train|dev|fresh|fresh2|all] [--examples]
+    python -m bench.actions [--split test|train|dev|dev2|fresh|fresh2|all] [--examples]
                             [--out results.json]
 """
 
@@ -236,9 +236,11 @@ def rows(split: str = "test") -> list[Row]:
     s = summary(done)
     # written by ones who had not read the code: fresh after the first tuning, fresh2
     # before the deals classifier (data/deals.tsv), dev before ultimatums were read
-    # (and tuned on since); and the test split again, each action declared with the
-    # example lines a game's writer gave it (examples.json)
-    fresh = {f"{n} split": summary(asyncio.run(run(n))) for n in ("fresh", "fresh2", "dev")}
+    # and dev2 before actions that stand out were (both tuned on since); and the test
+    # split again, each action declared with the example lines a game's writer gave
+    # it (examples.json)
+    names = ("fresh", "fresh2", "dev", "dev2")
+    fresh = {f"{n} split": summary(asyncio.run(run(n))) for n in names}
     fresh[f"{split} split, with example lines"] = summary(asyncio.run(run(split, True)))
     return [
         Row(
@@ -285,7 +287,9 @@ def rows(split: str = "test") -> list[Row]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--split", default="test", choices=("test", "train", "dev", "fresh", "fresh2", "all")
+        "--split",
+        default="test",
+        choices=("test", "train", "dev", "dev2", "fresh", "fresh2", "all"),
     )
     parser.add_argument("--out", type=Path)
     parser.add_argument(

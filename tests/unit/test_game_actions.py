@@ -388,11 +388,56 @@ def test_a_sure_question_of_fact_chooses_nothing_however_near_an_action(
     assert (answer is not None and answer.deed is not None) is chooses
 
 
-def _deed_answer(heard: Heard, actions: tuple[GameAction, ...]) -> Answer | None:
+@pytest.mark.parametrize(
+    ("share", "guide", "chooses"),
+    [(0.3, 0.32, True), (0.7, 0.32, False), (0.3, 0.2, False), (0.3, 0.27, False)],
+)
+def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act(
+    share: float, guide: float, chooses: bool
+) -> None:
+    """ "My camels are packed and the salt oasis is three days out." is small talk by
+    its words at an unsure share, and asks for the guide, whose description stands out
+    of the others (DISTINCT_FITS, DISTINCT_MARGIN ahead); not when the act is sure, nor
+    when the guide is no nearer than the rest, nor too little ahead of them."""
+    line = "My camels are packed and the salt oasis is three days out."
+    talk = Vote("small_talk", {"small_talk": share, "request": 1 - share}, "")
+    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, np.array([1, 0], np.float32))
+    near = {GUIDE.description: guide, SELL.description: 0.17}
+    answer = _deed_answer(heard, (SELL, GUIDE), near)
+    chosen = answer.deed if answer is not None else None
+    assert (chosen is not None and chosen.action.name == "guide") is chooses
+    if chooses:
+        assert chosen is not None and chosen.arguments == {"oasis": "salt_oasis"}
+
+
+@pytest.mark.parametrize(("share", "bought"), [(0.3, True), (0.7, False)])
+def test_a_line_of_unsure_act_naming_a_ware_of_the_action_it_is_nearest_buys_it(
+    share: float, bought: bool
+) -> None:
+    """ "just a water skin, and quick, the caravan's leaving" orders without a verb."""
+    line = "just a water skin, and quick, the caravan's leaving"
+    talk = Vote("small_talk", {"small_talk": share, "request": 1 - share}, "")
+    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, np.array([1, 0], np.float32))
+    answer = _deed_answer(heard, (SELL, GUIDE), {SELL.description: 0.3, GUIDE.description: 0.1})
+    chosen = answer.deed if answer is not None else None
+    assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
+
+
+def _deed_answer(
+    heard: Heard, actions: tuple[GameAction, ...], cosines: dict[str, float] | None = None
+) -> Answer | None:
     """deed_answer for the trader declaring `actions`, every text embedded where the
-    line is (the path read here touches no world)."""
+    line is, or with `cosines` (a text's start -> its cosine to the line [1, 0]) each
+    text at that cosine and the rest at right angles (the path read here touches no
+    world)."""
+
+    def at(text: str) -> np.ndarray:
+        x = next((c for start, c in (cosines or {}).items() if text.startswith(start)), 0.0)
+        return np.array([x, np.sqrt(1 - x * x)], np.float32)
 
     async def embed(texts: object) -> np.ndarray:
+        if cosines is not None:
+            return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
         return np.tile(heard.vector, (len(texts), 1))  # type: ignore[arg-type]
 
     trader = AgentRecord("oda", TRADER, actions=actions)

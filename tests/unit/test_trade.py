@@ -94,6 +94,7 @@ def test_a_number_that_labels_a_thing_is_no_offer() -> None:
 def test_half_a_dozen_is_six() -> None:
     wares = [w for w in POST if w is not None]
     assert ordered("half a dozen sacks of flour", wares)[0][0] == 6
+    assert ordered("half a dozen of them sacks of flour", wares)[0][0] == 6  # "of them", "of the"
 
 
 def test_a_line_that_names_no_ware_orders_nothing() -> None:

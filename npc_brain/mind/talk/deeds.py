@@ -9,9 +9,10 @@ Code decides, the model only picks among declared values:
   answered from the declared prices and chooses nothing;
 - a request chooses the action whose description (or example line, less
   EXAMPLE_LIFT) its embedding is nearest (MiniLM cosine from FITS, ahead of the next
-  by MARGIN); a threat, or a demand whose "or ..." clause is one, the action that
-  answers threats (refusing, arresting, fighting) nearest the line, where the game
-  declared such;
+  by MARGIN), or one that stands out of several (from DISTINCT_FITS, DISTINCT_MARGIN
+  ahead), as does a line whose act the classifier is unsure of; a threat, or a demand
+  whose "or ..." clause is one, the action that answers threats (refusing, arresting,
+  fighting) nearest the line, where the game declared such;
 - each argument takes the option the line names, else its only option, else the
   speaker when it may be one, else the model's pick constrained by grammar to the
   declared values (Scene.pick); a NUMBER, the number the line says within its bounds.
@@ -53,7 +54,7 @@ from npc_brain.mind.talk.trade import (
     price_of,
     total,
 )
-from npc_brain.mind.talk.understand import Heard, asks_of_the_past, surely
+from npc_brain.mind.talk.understand import SURE, Heard, asks_of_the_past, surely
 from npc_brain.mind.talk.wh import Slot, asked_for
 from npc_brain.words import AUX_FORMS, WH_WORDS, all_lemmas, lower_words, stem
 
@@ -99,7 +100,11 @@ async def deed_answer(scene: Scene) -> Answer | None:
     The act read from the line decides less than the actions do: a line whose meaning
     is near one action's description asks for it whatever act its words are nearest
     ("horse needs new shoes" is small talk by its words), from STRONG_FITS when it is not
-    a request, and a sure order (SURE_ORDER of the deal's vote) buys the ware it names.
+    a request, or when it stands out of the others and the act is unsure (less than
+    understand.SURE of the vote: players put needs as troubles, alarms and situations
+    that the classifier spreads over small talk, facts and feelings); a sure order
+    (SURE_ORDER of the deal's vote) buys the ware it names, as does an unsure line
+    naming a ware of the action it is nearest ("just a loaf, and quick").
     A hostile answer needs a sure threat (understand.SURE of the act's vote) or an
     ultimatum; a line less surely one is taken as asking. A question about a price or a
     ware says it and chooses nothing, as does a sure question of fact and a
@@ -124,7 +129,11 @@ async def deed_answer(scene: Scene) -> Answer | None:
         orders = [(_said_number(line), meant)]
     deal = heard.deal
     ordering = deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
-    if orders and (asking or ordering or max(likeness) >= STRONG_FITS or orders[0][0] > 1):
+    unsure = heard.vote.confidence < SURE and heard.act is not Act.THREAT
+    plainly = unsure and bool(orders) and nearest.name == orders[0][1].action
+    if orders and (
+        asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
+    ):
         # a ware named is bought, unless the line asks for another action on it ("mend
         # my hand net" to one who sells and mends nets) or is far nearer another ("would
         # you bake her a birthday cake?" to one who sells honey cakes and bakes to order)
@@ -133,7 +142,10 @@ async def deed_answer(scene: Scene) -> Answer | None:
         if nearest.name != orders[0][1].action and (_takes(nearest, orders[0][1]) or nearer):
             return await _granted(scene, nearest)
         return await _bought(scene, orders)
-    if (best := _fitting(actions, likeness, FITS if asking else STRONG_FITS)) is not None:
+    best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
+    if best is None and (asking or unsure) and len(actions) > 1:
+        best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN)
+    if best is not None:
         return await _granted(scene, best)
     if heard.act is Act.TRADE and wares:
         return _told(scene, orders, wares, None)
@@ -152,6 +164,11 @@ STRONG_FITS = 0.5  # cosine from which a line that is not a request asks for an 
 # cosine from which a line read as a threat is a request for the action after all (a
 # threat demands a thing, and is near what gives it, but rarely so near)
 MISREAD_THREAT = 0.6
+# A request, or a line the act classifier is unsure of ("the Wren's loaded and
+# fuelled, clear us to undock?"), asks for an action that stands out of several: from
+# DISTINCT_FITS, and DISTINCT_MARGIN ahead of every other one.
+DISTINCT_FITS = 0.3
+DISTINCT_MARGIN = 0.1
 FAR_NEARER = 0.2  # how much nearer another action must be than the one selling a ware named
 
 
@@ -231,13 +248,13 @@ def _takes(action: GameAction, ware: Ware) -> bool:
 
 
 def _fitting(
-    actions: Sequence[GameAction], likeness: Sequence[float], floor: float
+    actions: Sequence[GameAction], likeness: Sequence[float], floor: float, margin: float
 ) -> GameAction | None:
-    """The action nearest the line, if from `floor` and MARGIN ahead of the next."""
+    """The action nearest the line, if from `floor` and `margin` ahead of the next."""
     order = np.argsort(-np.asarray(likeness))
     best = float(likeness[order[0]])
     second = float(likeness[order[1]]) if len(actions) > 1 else -1.0
-    return actions[int(order[0])] if best >= floor and best >= second + MARGIN else None
+    return actions[int(order[0])] if best >= floor and best >= second + margin else None
 
 
 def declared_wares(actions: Sequence[GameAction]) -> list[Ware]:

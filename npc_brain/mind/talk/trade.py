@@ -94,10 +94,13 @@ def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
             return int(word)
         if word in NUMERALS:
             return halved(words, back, NUMERALS[word])
-        of_the = word == "of" or (word in DETERMINERS and back > 0 and words[back - 1] == "of")
+        of_the = word == "of" or (word in _OF_THE and back > 0 and words[back - 1] == "of")
         if word in FUNCTION_WORDS and word not in ("a", "an") and not of_the:
             return 1
     return 1
+
+
+_OF_THE = DETERMINERS | {"them"}  # "six of the buns", "half a dozen of them buns"
 
 
 def halved(words: Sequence[str], i: int, number: int) -> int:
