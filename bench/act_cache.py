@@ -1,7 +1,7 @@
 """Writes the embeddings of the dialogue acts', facets' and deals' examples for the default
 embedder, shipped beside them (npc_brain/mind/talk/data/*.npy), so a server fits its
 classifiers without embedding some 800 examples first. Run after editing acts.tsv,
-facets.tsv or deals.tsv:
+facets.tsv, deals.tsv or consequences.tsv:
 
     python -m bench.act_cache
 """
@@ -15,6 +15,7 @@ import numpy as np
 from npc_brain.config import Settings
 from npc_brain.llm.backends import embedder_from_settings
 from npc_brain.mind.talk.acts import Act, Deal, Facet, cache_name, shipped
+from npc_brain.mind.talk.understand import CONSEQUENCES
 
 DATA = Path(__file__).resolve().parents[1] / "npc_brain" / "mind" / "talk" / "data"
 
@@ -23,7 +24,12 @@ def main() -> None:
     embedder = embedder_from_settings(Settings())
     for old in DATA.glob("*.npy"):
         old.unlink()
-    files = (("acts.tsv", list(Act)), ("facets.tsv", list(Facet)), ("deals.tsv", list(Deal)))
+    files = (
+        ("acts.tsv", list(Act)),
+        ("facets.tsv", list(Facet)),
+        ("deals.tsv", list(Deal)),
+        ("consequences.tsv", list(CONSEQUENCES)),
+    )
     for file, labels in files:
         texts = [e.text for e in shipped(file, labels)]
         name = cache_name(file, embedder.model_id, texts)

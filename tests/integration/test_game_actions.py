@@ -208,6 +208,19 @@ def test_a_need_is_met_by_the_action_whose_example_lines_say_it_and_an_ultimatum
     threatened = _say(process, sidearm, NOW + 3600, "dax", [described, DETAIN])
     assert threatened.game_action.name == "detain", threatened.text
     assert "of course" not in threatened.text.lower(), threatened.text
+    # what follows the "or" is judged alone (data/consequences.tsv): harm to what is the
+    # listener's is a threat, the speaker's own loss is not
+    vented = "Open the armoury for me, or your quarters get vented to vacuum tonight."
+    sabotaged = _say(process, vented, NOW + 3900, "dax", [described, DETAIN])
+    assert sabotaged.game_action.name == "detain", sabotaged.text
+    hurried = _say(
+        process,
+        "Walk me to the docks, or I'll miss my shuttle.",
+        NOW + 4200,
+        "dax",
+        [described, DETAIN],
+    )
+    assert hurried.game_action.name == "escort", hurried.text
 
 
 def _post(url: str, method: str, body: dict[str, Any]) -> Any:

@@ -79,15 +79,22 @@ class Heard:
         return ", ".join(named)
 
 
+# What may follow a demand's "or" (data/consequences.tsv): harm the speaker will bring
+# on the listener ("or she's firewood by morning"), or anything else ("or I'll miss my
+# ship", "or I'll try the other smith", "or do you take credit?").
+CONSEQUENCES = (Act.THREAT, Act.OTHER)
+
+
 class Understanding:
-    """Classifies lines by the nearest labelled examples (acts, facets, deals), fitted
-    on first use with the server's embedder."""
+    """Classifies lines by the nearest labelled examples (acts, facets, deals, what
+    follows a demand's "or"), fitted on first use with the server's embedder."""
 
     def __init__(self, faculties: Faculties, extra: Sequence[Example] = ()) -> None:
         self._f = faculties
         self.acts = NearestExamples([*shipped("acts.tsv", list(Act)), *extra])
         self.facets = NearestExamples(shipped("facets.tsv", list(Facet)))
         self.deals = NearestExamples(shipped("deals.tsv", list(Deal)))
+        self.consequences = NearestExamples(shipped("consequences.tsv", list(CONSEQUENCES)))
         self._fitting = asyncio.Lock()
 
     async def fitted(self) -> None:
@@ -99,6 +106,7 @@ class Understanding:
                 ("acts.tsv", self.acts),
                 ("facets.tsv", self.facets),
                 ("deals.tsv", self.deals),
+                ("consequences.tsv", self.consequences),
             ):
                 if not classifier.fitted:
                     classifier.fit(await self._embedded(file, classifier.texts()))
@@ -144,7 +152,7 @@ class Understanding:
         ultimatum = False
         if (then := consequence(line)) is not None:  # "the boat for 50, or I sink her"
             (then_vector,) = await self._f.embed([then])
-            threat = self.acts.vote(then, then_vector)
+            threat = self.consequences.vote(then, then_vector)
             if ultimatum := threat.label == Act.THREAT and threat.confidence >= SURE:
                 act, vote = Act.THREAT, threat
         where = tuple(named_places(line, places))
