@@ -43,7 +43,7 @@ from npc_brain.v1 import brain_pb2 as pb
 
 DATA = Path(__file__).resolve().parent / "data"
 ASKED_AFTER = "What did I buy from you?"
-YES = re.compile(r"\b(of course|sure|certainly|right away|yes)\b", re.IGNORECASE)
+YES = re.compile(r"(?<!not )\b(of course|sure|certainly|right away|yes)\b", re.IGNORECASE)
 
 
 def load() -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:

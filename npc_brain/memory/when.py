@@ -15,6 +15,7 @@ from dateparser.search import search_dates
 from lemminflect import getAllLemmas, getInflection
 
 from npc_brain.memory.records import GameTime
+from npc_brain.words import DETERMINERS
 
 HOUR = 3600.0
 DAY = 24 * HOUR
@@ -286,12 +287,19 @@ def _parser(prefer: str, base: dt.datetime) -> DateDataParser:
 _AS_OFTEN_PRESENT = frozenset(("got",))
 
 
+# Words after which a past form is an adjective ("the torn net"); not "that" or "her",
+# which a verb may follow ("the man that cracked the safe", "I saw her leave").
+_POSSESSIVE = frozenset(("my", "your", "his", "its", "our", "their"))
+_BEFORE_A_NOUN = (DETERMINERS | _POSSESSIVE) - {"that"}
+
+
 def past_tense(text: str) -> bool:
     """Whether a line speaks of the past: one of its words is a verb's past tense form
-    ("did", "were", "talked"), by lemminflect's tables."""
-    for word in text.lower().replace("?", " ").replace(",", " ").split():
-        word = word.strip(".!;:'\"")
-        if word in _AS_OFTEN_PRESENT:
+    ("did", "were", "talked"), by lemminflect's tables; not one after a determiner,
+    which is an adjective ("a busted drone", "my cracked visor")."""
+    words = [w.strip(".!;:'\"") for w in text.lower().replace("?", " ").replace(",", " ").split()]
+    for before, word in zip(["", *words], words, strict=False):
+        if word in _AS_OFTEN_PRESENT or before in _BEFORE_A_NOUN:
             continue
         for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
             if word in getInflection(lemma, tag="VBD") and word != lemma:

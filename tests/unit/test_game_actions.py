@@ -29,7 +29,14 @@ from npc_brain.game_actions import (
 from npc_brain.llm.fakes import SchemaChat
 from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
 from npc_brain.mind.talk.acts import Act, Vote
-from npc_brain.mind.talk.deeds import _asks_about, _head, _promise, deed_answer
+from npc_brain.mind.talk.deeds import (
+    _asks_about,
+    _head,
+    _prices_another,
+    _promise,
+    declared_wares,
+    deed_answer,
+)
 from npc_brain.mind.talk.outcomes import outcome_text
 from npc_brain.mind.talk.scene import Answer, Scene
 from npc_brain.mind.talk.trade import Ware
@@ -312,6 +319,23 @@ def test_a_sure_deal_read_as_asking_is_told_even_in_words_no_rule_knows() -> Non
     assert not _asks_about(_heard(slang, Vote("ask", {"ask": 0.5, "order": 0.5}, "")))
     ordered = _heard("can I have a water skin?", Vote("order", {"order": 0.9}, ""))
     assert not _asks_about(ordered)
+
+
+def test_a_price_question_naming_a_ware_is_of_another_action_only_when_it_says_its_verb() -> None:
+    """To one who sells hand nets and mends them, "what's a hand net cost?" asks the
+    price of one; "what do you charge to mend a hand net?", of the mending."""
+    net = ActionOption("hand_net", "a hand net", 6)
+    sell = GameAction("sell", "sell nets", (ActionArgument("item", ArgumentType.ITEM, (net,)),))
+    mend = GameAction(
+        "mend_net",
+        "mend a torn net",
+        (ActionArgument("net", ArgumentType.ITEM, (ActionOption("hand_net", "a hand net"),)),),
+    )
+    (ware,) = [w for w in declared_wares((sell,))]
+    assert not _prices_another("what's a hand net cost?", ware, mend)
+    assert _prices_another("what do you charge to mend a hand net?", ware, mend)
+    assert not _prices_another("what's a hand net cost?", ware, sell)
+    assert _prices_another("what would a cake to order cost?", ware, GUIDE)  # takes no net
 
 
 def _heard(line: str, deal: Vote | None = None) -> Heard:

@@ -9,7 +9,7 @@ import pytest
 
 from npc_brain.demo import days
 from npc_brain.memory.lexical import terms
-from npc_brain.memory.when import clock_times, dates, days_of_month, without_times
+from npc_brain.memory.when import clock_times, dates, days_of_month, past_tense, without_times
 from npc_brain.mind.talk.answers import key_terms
 from npc_brain.words import closed_class, lower_words, sentences, spans, stem, tokens
 
@@ -87,3 +87,18 @@ def test_no_module_writes_its_own_stopword_list() -> None:
         if "STOPWORD" in path.read_text().upper()
     ]
     assert own == []
+
+
+@pytest.mark.parametrize(
+    ("text", "past"),
+    [
+        ("What did I buy from you?", True),
+        ("Who cracked the safe?", True),
+        ("the man that cracked the safe", True),
+        ("how much to get a busted drone working again?", False),  # an adjective
+        ("my cracked visor needs a new seal", False),
+        ("a chipped blade needs grinding", False),
+    ],
+)
+def test_a_past_form_after_a_determiner_is_no_verb_in_the_past(text: str, past: bool) -> None:
+    assert past_tense(text) is past

@@ -129,7 +129,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
         orders = [(_said_number(line), meant)]
     deal = heard.deal
     ordering = deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
-    unsure = heard.vote.confidence < SURE and heard.act is not Act.THREAT
+    unsure = heard.vote.confidence < SURE
     plainly = unsure and bool(orders) and nearest.name == orders[0][1].action
     if orders and (
         asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
@@ -311,9 +311,12 @@ def _told(
 ) -> Answer:
     """Prices and wares said, nothing chosen: of the wares named, unless the action the
     line is nearest is another one that has a price ("what would a cake to order cost?"
-    to one who sells cakes and bakes them to order); else what it sells."""
+    to one who sells cakes and bakes them to order), and one that takes the ware only
+    when the line says its verb ("what's a hand net cost?" to one who sells and mends
+    them asks the price of one; "what do you charge to mend a hand net?", of mending);
+    else what it sells."""
     line = scene.heard.text
-    if orders and (nearest is None or nearest.name == orders[0][1].action):
+    if orders and not _prices_another(line, orders[0][1], nearest):
         free = all(ware.price == 0 for _, ware in orders)
         said = sentence(f"{orders[0][1].item} is free") if free else _priced_said(orders)
         return Answer((said,), (said,), answered=True)
@@ -325,6 +328,14 @@ def _told(
     if wares:
         listed.append(catalogue(wares[:WARES]))
     return Answer(tuple(listed), tuple(listed), answered=True) if listed else Answer(())
+
+
+def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
+    """Whether a question that names a ware asks the price of the other action it is
+    nearest; of one that takes the ware too, only when the line says its verb."""
+    if nearest is None or nearest.name == ware.action:
+        return False
+    return not _takes(nearest, ware) or bool(_verbs(nearest) & _stems_of(line))
 
 
 def _priced_said(orders: Sequence[tuple[int, Ware]]) -> str:
@@ -398,9 +409,14 @@ def _promise(line: str, action: GameAction) -> str:
     the game was not asked to do ("I'll open the armoury" for an escort), and "Of
     course." says enough."""
     done = promised(line)
+    return done if (said := lower_words(done)) and stem(said[0]) in _verbs(action) else ""
+
+
+def _verbs(action: GameAction) -> set[str]:
+    """The stems of the verbs an action is declared with: the first word of its name, of
+    its description, and of what its example lines ask."""
     phrases = (action.name.replace("_", " "), action.description, *map(promised, action.examples))
-    verbs = {stem(words[0]) for words in map(lower_words, phrases) if words}
-    return done if (said := lower_words(done)) and stem(said[0]) in verbs else ""
+    return {stem(words[0]) for words in map(lower_words, phrases) if words}
 
 
 def _priced(action: GameAction, arguments: dict[str, str]) -> float:
