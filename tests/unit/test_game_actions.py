@@ -447,6 +447,24 @@ def test_a_line_of_unsure_act_naming_a_ware_of_the_action_it_is_nearest_buys_it(
     assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
 
 
+@pytest.mark.parametrize(
+    ("share", "water", "bought"),
+    [(0.3, 0.4, True), (0.7, 0.4, False), (0.3, 0.2, False)],
+)
+def test_a_ware_meant_in_other_words_stands_out_of_the_others(
+    share: float, water: float, bought: bool
+) -> None:
+    """ "need something to carry water across the dunes" names no ware, but means the
+    water skin: nearer it than the rope by far, though under WARE_FITS."""
+    line = "need something to carry water across the dunes"
+    talk = Vote("small_talk", {"small_talk": share, "request": 1 - share}, "")
+    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, np.array([1, 0], np.float32))
+    near = {"a water skin": water, "a coil of rope": 0.1, SELL.description: 0.2}
+    answer = _deed_answer(heard, (SELL, GUIDE), near | {GUIDE.description: 0.1})
+    chosen = answer.deed if answer is not None else None
+    assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
+
+
 def _deed_answer(
     heard: Heard, actions: tuple[GameAction, ...], cosines: dict[str, float] | None = None
 ) -> Answer | None:

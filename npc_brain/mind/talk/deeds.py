@@ -125,11 +125,11 @@ async def deed_answer(scene: Scene) -> Answer | None:
     if surely(heard, Act.THREAT) and (heard.ultimatum or max(likeness) < MISREAD_THREAT):
         return await _threatened(scene, likeness)
     asking = heard.act in (Act.REQUEST, Act.TRADE)
-    if not orders and asking and (meant := await _ware_meant(scene, wares, likeness)):
+    unsure = heard.vote.confidence < SURE
+    if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wares, likeness)):
         orders = [(_said_number(line), meant)]
     deal = heard.deal
     ordering = deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
-    unsure = heard.vote.confidence < SURE
     plainly = unsure and bool(orders) and nearest.name == orders[0][1].action
     if orders and (
         asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
@@ -174,9 +174,11 @@ FAR_NEARER = 0.2  # how much nearer another action must be than the one selling 
 
 async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[float]) -> Ware | None:
     """The ware a request or order means without naming it ("a bed for two nights" of
-    "a room for the night", "bottles of oxygen" of "an oxygen canister"): the one whose
-    words are nearest the line, from WARE_FITS and MARGIN ahead of the next, unless
-    another action's description is nearer still (`actions`: each one's cosine)."""
+    "a room for the night", "bottles of oxygen" of "an oxygen canister", "a couple of
+    stims" of "a stim shot"): the one whose words are nearest the line, from WARE_FITS
+    and MARGIN ahead of the next, or standing out of several (from DISTINCT_FITS and
+    WARE_MARGIN ahead), unless another action's description is nearer still
+    (`actions`: each one's cosine)."""
     if not wares:
         return None
     vectors = await scene.embed([ware.item for ware in wares])
@@ -186,10 +188,13 @@ async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[flo
     second = float(likeness[order[1]]) if len(wares) > 1 else -1.0
     names = [a.name for a in scene.agent.actions]
     other = max((x for n, x in zip(names, actions, strict=True) if n != ware.action), default=-1)
-    return ware if best >= WARE_FITS and best >= second + MARGIN and best > other else None
+    fits = best >= WARE_FITS and best >= second + MARGIN
+    stands_out = len(wares) > 1 and best >= DISTINCT_FITS and best >= second + WARE_MARGIN
+    return ware if (fits or stands_out) and best > other else None
 
 
 WARE_FITS = 0.5  # cosine of a line to a ware's words from which it means that ware
+WARE_MARGIN = 0.15  # how far ahead of the next ware one below WARE_FITS must be
 
 
 def _said_number(line: str) -> int:
