@@ -465,6 +465,20 @@ def test_a_ware_meant_in_other_words_stands_out_of_the_others(
     assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
 
 
+def test_one_ware_is_sold_a_reply_and_the_others_ordered_are_asked_for_again() -> None:
+    line = "two water skins and a coil of rope, please"
+    trade = Vote("trade", {"trade": 0.9, "request": 0.1}, "")
+    heard = Heard(line, Act.TRADE, trade, None, (), (), (), None, np.array([1, 0], np.float32))
+    answer = _deed_answer(heard, (SELL, GUIDE), {SELL.description: 0.5})
+    assert answer is not None and answer.deed is not None
+    assert answer.deed.arguments == {"item": "water_skin", "count": "2"}
+    assert answer.sentences == (
+        "Of course.",
+        "Two water skins come to 6 shells.",
+        "Then ask me for a coil of rope.",
+    )
+
+
 def _deed_answer(
     heard: Heard, actions: tuple[GameAction, ...], cosines: dict[str, float] | None = None
 ) -> Answer | None:

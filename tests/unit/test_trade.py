@@ -97,6 +97,15 @@ def test_half_a_dozen_is_six() -> None:
     assert ordered("half a dozen of them sacks of flour", wares)[0][0] == 6  # "of them", "of the"
 
 
+def test_what_a_speaker_takes_back_is_not_ordered() -> None:
+    wares = [w for w in POST if w is not None]
+    items = [w.item for _, w in ordered("a sack of flour... no, actually, a wool blanket", wares)]
+    kept = [w.item for _, w in ordered("a wool blanket", wares)]
+    assert items == kept and len(kept) == 1
+    # a correction naming no ware takes nothing back
+    assert ordered("two sacks of flour, I mean it", wares) == ordered("two sacks of flour", wares)
+
+
 def test_a_line_that_names_no_ware_orders_nothing() -> None:
     wares = [w for w in STATION if w is not None]
     assert ordered("do you sell poison?", wares) == []

@@ -392,7 +392,10 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
     said = _priced_said([(count, ware)])
     verb = action.name.split("_")[0]
     deed = Deed(action, arguments, count * ware.price, f"{verb} {counted(count, ware.item)} to")
-    return Answer(("Of course.", said), (said,), answered=True, deed=deed)
+    # one action a reply: the other wares ordered are asked for again, not dropped unsaid
+    rest = [w.item for _, w in orders[1:] if w is not ware]
+    then = [sentence(f"Then ask me for {join_clauses(rest)}")] if rest else []
+    return Answer(("Of course.", said, *then), (said,), answered=True, deed=deed)
 
 
 async def _granted(scene: Scene, action: GameAction) -> Answer:

@@ -67,7 +67,23 @@ def ware(memory: MemoryRecord) -> Ware | None:
 
 def ordered(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
     """The wares a line names, each with how many it asks for (1 unless a number comes
-    just before it): a word of the line goes to the ware with most of its words."""
+    just before it): a word of the line goes to the ware with most of its words. What a
+    speaker takes back is not ordered: when the words after its last correction name a
+    ware, only they count ("a loaf and... no, actually, just a fish pie")."""
+    *taken_back, kept = _CORRECTION.split(line)
+    if taken_back and (after := _named(kept, wares)):
+        return after
+    return _named(line, wares)
+
+
+# What takes back what was said before it.
+_CORRECTION = re.compile(
+    r"\b(?:no,? (?:actually|wait)|actually,? no|i mean|scratch that|on second thought)\b",
+    re.IGNORECASE,
+)
+
+
+def _named(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
     words = lower_words(line)
     lemmas = [_lemma(w) if _content(w) else "" for w in words]
     found: dict[int, tuple[int, Ware]] = {}
