@@ -97,6 +97,13 @@ def test_half_a_dozen_is_six() -> None:
     assert ordered("half a dozen of them sacks of flour", wares)[0][0] == 6  # "of them", "of the"
 
 
+def test_a_number_of_the_wares_unit_counts_it_in_another_sentence_too() -> None:
+    berth = ware(_memory("Ines Vo sells a day's berth for 25 credits"))
+    assert berth is not None
+    (order,) = ordered("I'll be in port four days. Paying the berth up front.", [berth])
+    assert order == (4, berth)  # "day's" is the day
+
+
 def test_what_a_speaker_takes_back_is_not_ordered() -> None:
     wares = [w for w in POST if w is not None]
     items = [w.item for _, w in ordered("a sack of flour... no, actually, a wool blanket", wares)]

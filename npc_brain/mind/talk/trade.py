@@ -303,5 +303,6 @@ def _content(word: str) -> bool:
 
 
 def _lemma(word: str) -> str:
+    word = word.removesuffix("'s")  # "a day's docking": "day"
     nouns = getAllLemmas(word).get("NOUN", ())
     return nouns[0] if nouns else word
