@@ -479,6 +479,17 @@ def test_one_ware_is_sold_a_reply_and_the_others_ordered_are_asked_for_again() -
     )
 
 
+def test_a_sale_of_a_ware_the_line_does_not_name_is_no_guess_but_the_wares_said() -> None:
+    line = "I need something for the crossing"
+    ask = Vote("request", {"request": 0.9, "other": 0.1}, "")
+    heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, np.array([1, 0], np.float32))
+    answer = _deed_answer(heard, (SELL, GUIDE), {SELL.description: 0.5})
+    assert answer is not None and answer.deed is None
+    assert answer.sentences == (
+        "I have a water skin for 3 shells and a coil of rope for 2 shells.",
+    )
+
+
 def _deed_answer(
     heard: Heard, actions: tuple[GameAction, ...], cosines: dict[str, float] | None = None
 ) -> Answer | None:

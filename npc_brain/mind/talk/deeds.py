@@ -145,6 +145,9 @@ async def deed_answer(scene: Scene) -> Answer | None:
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
     if best is None and (asking or unsure) and len(actions) > 1:
         best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN)
+    if best is not None and _sells_unnamed(scene, best):  # which is the buyer's to say
+        said = catalogue([w for w in wares if w.action == best.name][:WARES])
+        return Answer((said,), (said,), answered=True)
     if best is not None:
         return await _granted(scene, best)
     if heard.act is Act.TRADE and wares:
@@ -341,6 +344,13 @@ def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
     if nearest is None or nearest.name == ware.action:
         return False
     return not _takes(nearest, ware) or bool(_verbs(nearest) & _stems_of(line))
+
+
+def _sells_unnamed(scene: Scene, action: GameAction) -> bool:
+    """Whether an action sells one of several priced wares and the line names none."""
+    item = action.argument(ArgumentType.ITEM)
+    priced = item is not None and len(item.options) > 1 and any(o.price for o in item.options)
+    return priced and item is not None and item.name not in _named(scene, action)
 
 
 def _priced_said(orders: Sequence[tuple[int, Ware]]) -> str:

@@ -70,17 +70,29 @@ def ordered(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
     just before it): a word of the line goes to the ware with most of its words. What a
     speaker takes back is not ordered: when the words after its last correction name a
     ware, only they count ("a loaf and... no, actually, just a fish pie")."""
-    *taken_back, kept = _CORRECTION.split(line)
-    if taken_back and (after := _named(kept, wares)):
-        return after
+    words = lower_words(line)
+    ends = [i + len(c) for i in range(len(words)) for c in CORRECTIONS if _at(words, i, c)]
+    if ends and (kept := _named(" ".join(words[max(ends) :]), wares)):
+        return kept
     return _named(line, wares)
 
 
-# What takes back what was said before it.
-_CORRECTION = re.compile(
-    r"\b(?:no,? (?:actually|wait)|actually,? no|i mean|scratch that|on second thought)\b",
-    re.IGNORECASE,
+# What takes back what was said before it, as lower_words splits it.
+CORRECTIONS = tuple(
+    tuple(c.split())
+    for c in (
+        "no actually",
+        "no wait",
+        "actually no",
+        "i mean",
+        "scratch that",
+        "on second thought",
+    )
 )
+
+
+def _at(words: Sequence[str], i: int, phrase: tuple[str, ...]) -> bool:
+    return tuple(words[i : i + len(phrase)]) == phrase
 
 
 def _named(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
