@@ -161,6 +161,12 @@ def test_an_unknown_person_is_named_in_the_answer(tmp_path: Path) -> None:
     assert reply.topic == "Zedrick Pell"
 
 
+def test_an_unknown_place_is_named_as_a_place(tmp_path: Path) -> None:
+    brain = station(tmp_path)
+    _, reply = said(brain, "halcyon", "osei", "What happened in Quorath?")
+    assert reply.text == "I don't think I know a place called Quorath."
+
+
 def test_a_question_anchored_in_time_reads_that_time(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
     _, reply = said(brain, "thornbury", "bram", "What did you do yesterday?")

@@ -39,7 +39,7 @@ from npc_brain.mind.talk.scene import (
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
 from npc_brain.mind.talk.understand import asks_doing_now, thing_asked, to_you
-from npc_brain.words import lower_words, sentences
+from npc_brain.words import PLACE_PREPOSITIONS, lower_words, sentences
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -53,7 +53,9 @@ NEWS_DAYS = 7  # how old news may be, in game days
 async def _fact(scene: Scene) -> Answer:
     heard = scene.heard
     if heard.strangers and not heard.people and not await _mentioned(scene, heard.strangers[0]):
-        return Answer((f"I don't think I know anyone called {heard.strangers[0]}.",))
+        name = heard.strangers[0]
+        what = "a place" if named_as_place(heard.text, name) else "anyone"
+        return Answer((f"I don't think I know {what} called {name}.",))
     if heard.people:
         return await _about_people(scene)
     if _asks_whose_work(heard.text) and (whose := await _whose_work(scene)):
@@ -473,6 +475,22 @@ def _names_asked(line: str, memories: Sequence[MemoryRecord]) -> set[str]:
         w.lower() for m in memories for w in re.findall(r"(?<=[a-z,] )[A-Z][a-z]+", m.description)
     }
     return words & written
+
+
+def named_as_place(text: str, name: str) -> bool:
+    """Whether a line says a name where a place goes: after a preposition of place, with
+    or without "the" ("out in the Whisperwood", "towards Highcastle"); not "from", "to"
+    or "for", which people follow as often ("a letter from Marla", "talk to Marla")."""
+    words = lower_words(text)
+    first = lower_words(name)[:1]
+    for i in (i for i, w in enumerate(words) if first and w == first[0]):
+        before = words[i - 2 : i] if i >= 2 and words[i - 1] == "the" else words[i - 1 : i]
+        if before and before[0] in _TOWARDS_A_PLACE:
+            return True
+    return False
+
+
+_TOWARDS_A_PLACE = (PLACE_PREPOSITIONS | {"towards", "toward"}) - {"from"}
 
 
 async def _mentioned(scene: Scene, name: str) -> bool:
