@@ -745,7 +745,8 @@ namespace NpcBrain.Client
         /// In Converse's final event, the game action the agent chose to do for the speaker,
         /// one of those declared (UpsertAgentRequest.actions or ConverseRequest.actions), with
         /// arguments among the declared ones; its words agree ("That's 2 coins for a
-        /// horseshoe."). Unset when it chose none.
+        /// horseshoe."). At most one a reply: other wares ordered in the same line are asked
+        /// for again in its words ("Then ask me for a lantern."). Unset when it chose none.
         /// </summary>
         [JsonProperty("game_action")]
         public ChosenAction GameAction { get; set; }
