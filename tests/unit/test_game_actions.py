@@ -34,6 +34,7 @@ from npc_brain.mind.talk.deeds import (
     _head,
     _prices_another,
     _promise,
+    _said_number,
     declared_wares,
     deed_answer,
 )
@@ -434,6 +435,16 @@ def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act(
         assert chosen is not None and chosen.arguments == {"oasis": "salt_oasis"}
 
 
+def test_an_unsure_threat_is_granted_no_action_however_one_stands_out() -> None:
+    """ "I'm going to torch the salt oasis tonight" is near the guide's description, but
+    no "Of course." answers a threat, however unsure."""
+    line = "I'm going to torch the salt oasis tonight and you can't stop me."
+    threat = Vote("threat", {"threat": 0.4, "request": 0.35, "fact": 0.25}, "")
+    heard = Heard(line, Act.THREAT, threat, None, (), (), (), None, np.array([1, 0], np.float32))
+    answer = _deed_answer(heard, (SELL, GUIDE), {GUIDE.description: 0.4, SELL.description: 0.1})
+    assert answer is None or answer.deed is None
+
+
 @pytest.mark.parametrize(("share", "bought"), [(0.3, True), (0.7, False)])
 def test_a_line_of_unsure_act_naming_a_ware_of_the_action_it_is_nearest_buys_it(
     share: float, bought: bool
@@ -448,19 +459,25 @@ def test_a_line_of_unsure_act_naming_a_ware_of_the_action_it_is_nearest_buys_it(
 
 
 @pytest.mark.parametrize(
-    ("share", "water", "bought"),
-    [(0.3, 0.4, True), (0.7, 0.4, False), (0.3, 0.2, False)],
+    ("act", "share", "water", "guide", "bought"),
+    [
+        (Act.SMALL_TALK, 0.3, 0.4, 0.1, True),
+        (Act.SMALL_TALK, 0.7, 0.4, 0.1, False),
+        (Act.SMALL_TALK, 0.3, 0.2, 0.1, False),
+        (Act.REQUEST, 0.9, 0.4, 0.25, True),
+    ],
 )
 def test_a_ware_meant_in_other_words_stands_out_of_the_others(
-    share: float, water: float, bought: bool
+    act: Act, share: float, water: float, guide: float, bought: bool
 ) -> None:
     """ "need something to carry water across the dunes" names no ware, but means the
-    water skin: nearer it than the rope by far, though under WARE_FITS."""
+    water skin: nearer it than the rope by far, though under WARE_FITS; not when the
+    act is sure (but for a request), nor when the water skin is no nearer than the rope."""
     line = "need something to carry water across the dunes"
-    talk = Vote("small_talk", {"small_talk": share, "request": 1 - share}, "")
-    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, np.array([1, 0], np.float32))
+    talk = Vote(act.value, {act.value: share, "other": 1 - share}, "")
+    heard = Heard(line, act, talk, None, (), (), (), None, np.array([1, 0], np.float32))
     near = {"a water skin": water, "a coil of rope": 0.1, SELL.description: 0.2}
-    answer = _deed_answer(heard, (SELL, GUIDE), near | {GUIDE.description: 0.1})
+    answer = _deed_answer(heard, (SELL, GUIDE), near | {GUIDE.description: guide})
     chosen = answer.deed if answer is not None else None
     assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
 
@@ -488,6 +505,12 @@ def test_a_sale_of_a_ware_the_line_does_not_name_is_no_guess_but_the_wares_said(
     assert answer.sentences == (
         "I have a water skin for 3 shells and a coil of rope for 2 shells.",
     )
+
+
+def test_a_ware_meant_is_counted_by_a_number_that_is_not_some_of_another_thing() -> None:
+    assert _said_number("a bed for two nights") == 2
+    assert _said_number("a couple of stims for the double shift") == 2
+    assert _said_number("caught my hand in a clamp, two of the fingers are broken") == 1
 
 
 def _deed_answer(

@@ -56,7 +56,15 @@ from npc_brain.mind.talk.trade import (
 )
 from npc_brain.mind.talk.understand import SURE, Heard, asks_of_the_past, surely
 from npc_brain.mind.talk.wh import Slot, asked_for
-from npc_brain.words import AUX_FORMS, WH_WORDS, all_lemmas, lower_words, stem
+from npc_brain.words import (
+    AUX_FORMS,
+    DETERMINERS,
+    PERSONAL,
+    WH_WORDS,
+    all_lemmas,
+    lower_words,
+    stem,
+)
 
 FITS = 0.35  # cosine of a request to an action's description from which it asks for it
 MARGIN = 0.03  # how far ahead of the next action the nearest must be
@@ -143,7 +151,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
             return await _granted(scene, nearest)
         return await _bought(scene, orders)
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
-    if best is None and (asking or unsure) and len(actions) > 1:
+    if best is None and (asking or unsure and heard.act is not Act.THREAT) and len(actions) > 1:
         best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN)
     if best is not None and _sells_unnamed(scene, best):  # which is the buyer's to say
         said = catalogue([w for w in wares if w.action == best.name][:WARES])
@@ -201,9 +209,15 @@ WARE_MARGIN = 0.15  # how far ahead of the next ware one below WARE_FITS must be
 
 
 def _said_number(line: str) -> int:
-    """The first number a line says ("a bed for two nights": 2); 1 when none."""
-    found = _first_number(lower_words(line), 1, MOST)
+    """The first number a line says of what it asks for ("a bed for two nights": 2; not
+    "two of the fingers", some of a thing named); 1 when none."""
+    words = lower_words(line)
+    of_some = {i for i in range(len(words) - 2) if words[i + 1] == "of" and words[i + 2] in _SOME}
+    found = _first_number([w if i not in of_some else "" for i, w in enumerate(words)], 1, MOST)
     return 1 if found is None else found
+
+
+_SOME = DETERMINERS | PERSONAL  # "two of the fingers", "three of my crew"
 
 
 MOST = 1000  # a number said above this is no quantity (a year, a bay number)
