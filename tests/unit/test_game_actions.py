@@ -415,7 +415,7 @@ def test_a_sure_question_of_fact_chooses_nothing_however_near_an_action(
 
 @pytest.mark.parametrize(
     ("share", "guide", "chooses"),
-    [(0.3, 0.32, True), (0.7, 0.32, False), (0.3, 0.2, False), (0.3, 0.27, False)],
+    [(0.3, 0.32, True), (0.7, 0.32, False), (0.3, 0.2, False), (0.3, 0.24, False)],
 )
 def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act(
     share: float, guide: float, chooses: bool
@@ -423,7 +423,8 @@ def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act(
     """ "My camels are packed and the salt oasis is three days out." is small talk by
     its words at an unsure share, and asks for the guide, whose description stands out
     of the others (DISTINCT_FITS, DISTINCT_MARGIN ahead); not when the act is sure, nor
-    when the guide is no nearer than the rest, nor too little ahead of them."""
+    when the guide is too little near the line (under NAMED_FITS too, from which naming
+    the salt oasis would ask for it)."""
     line = "My camels are packed and the salt oasis is three days out."
     talk = Vote("small_talk", {"small_talk": share, "request": 1 - share}, "")
     heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, np.array([1, 0], np.float32))
@@ -433,6 +434,21 @@ def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act(
     assert (chosen is not None and chosen.action.name == "guide") is chooses
     if chooses:
         assert chosen is not None and chosen.arguments == {"oasis": "salt_oasis"}
+
+
+@pytest.mark.parametrize(("guide", "chooses"), [(0.27, True), (0.22, False), (0.19, False)])
+def test_a_line_naming_an_option_of_the_action_it_is_nearest_asks_for_it(
+    guide: float, chooses: bool
+) -> None:
+    """ "Sandstorm coming, we have to reach the salt oasis!" names a place the guide
+    leads to: it asks for the guide when the guide is the nearest action (0.2 for the
+    seller) from NAMED_FITS, though it stands out of nothing."""
+    line = "Sandstorm coming, we have to reach the salt oasis!"
+    talk = Vote("small_talk", {"small_talk": 0.4, "request": 0.3, "other": 0.3}, "")
+    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, np.array([1, 0], np.float32))
+    answer = _deed_answer(heard, (SELL, GUIDE), {GUIDE.description: guide, SELL.description: 0.2})
+    chosen = answer.deed if answer is not None else None
+    assert (chosen is not None and chosen.arguments == {"oasis": "salt_oasis"}) is chooses
 
 
 def test_an_unsure_threat_is_granted_no_action_however_one_stands_out() -> None:

@@ -152,7 +152,9 @@ async def deed_answer(scene: Scene) -> Answer | None:
         return await _bought(scene, orders)
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
     if best is None and (asking or unsure and heard.act is not Act.THREAT) and len(actions) > 1:
-        best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN)
+        best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN) or _naming(
+            scene, likeness
+        )
     if best is not None and _sells_unnamed(scene, best):  # which is the buyer's to say
         said = catalogue([w for w in wares if w.action == best.name][:WARES])
         return Answer((said,), (said,), answered=True)
@@ -267,6 +269,26 @@ def _takes(action: GameAction, ware: Ware) -> bool:
     words = _stems_of(ware.item)
     options = [o for a in action.arguments for o in a.options]
     return any(o.value == ware.value or words <= _stems(o) for o in options)
+
+
+def _naming(scene: Scene, likeness: Sequence[float]) -> GameAction | None:
+    """The one action a line names an argument option of, other than a ware ("PRESSURE
+    ALARM on Ring C!" of patching a breach in one of the rings), when it is also the
+    action nearest the line, from NAMED_FITS."""
+    actions, said = scene.agent.actions, _stems_of(scene.heard.text)
+    naming = [
+        i
+        for i, action in enumerate(actions)
+        for argument in action.arguments
+        if argument.type not in (ArgumentType.ITEM, ArgumentType.NUMBER)
+        and _options_named(argument, said)
+    ]
+    if len(set(naming)) != 1 or likeness[naming[0]] < max(NAMED_FITS, *likeness):
+        return None
+    return actions[naming[0]]
+
+
+NAMED_FITS = 0.25  # cosine from which a line naming an action's option asks for it
 
 
 def _fitting(
