@@ -3,8 +3,10 @@ farewell ends the talk only when the vote is sure of it, or the line closes with
 
 from __future__ import annotations
 
+import pytest
+
 from npc_brain.mind.talk.acts import Act, Vote
-from npc_brain.mind.talk.understand import decided_act, last_sentence
+from npc_brain.mind.talk.understand import aimed, decided_act, last_sentence
 
 
 def vote(**shares: float) -> Vote:
@@ -33,3 +35,22 @@ def test_a_question_like_no_act_asks_a_fact_unless_it_is_surely_nothing() -> Non
 def test_the_last_sentence_of_a_line() -> None:
     assert last_sentence("I must get back to the mine. See you!") == "See you!"
     assert last_sentence("See you!") == "See you!"
+
+
+@pytest.mark.parametrize(
+    ("line", "threatens"),
+    [
+        ("you're a washed-up old drunk", True),
+        ("shut up nerd", True),
+        ("witch", True),
+        ("give me the boat for 50 or I sink her tonight", True),
+        ("I'll burn ur shack down", True),
+        ("Took a goblin's club on the flat of my sword and now it's bent", False),
+        ("some thug just stole my purse by the well!! lock him up!", False),
+        ("two bowls of stew and be quick about it, I'm starving", False),
+    ],
+)
+def test_a_threat_is_aimed_at_the_listener(line: str, threatens: bool) -> None:
+    """A line read as a threat is taken for its runner-up act unless it speaks to the
+    listener, opens with an order or is a word or three."""
+    assert aimed(line) is threatens

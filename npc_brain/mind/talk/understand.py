@@ -149,6 +149,9 @@ class Understanding:
                 default=None,
             )
         act = decided_act(line, vote, closing, asking)
+        if act == Act.THREAT and not aimed(line):  # "took a club on my sword, now it's bent"
+            act = _runner_up(vote)
+            vote = Vote(act, vote.shares, vote.nearest)
         ultimatum = False
         if (then := consequence(line)) is not None:  # "the boat for 50, or I sink her"
             (then_vector,) = await self._f.embed([then])
@@ -245,7 +248,20 @@ def hypothetical(line: str) -> bool:
 _WHAT_DO = re.compile(r"\bwhat (?:do|will|would|should|can) you (?:do|say)\b")
 
 
-_YOU = frozenset((*SECOND, "u", "ya"))
+_YOU = frozenset((*SECOND, "u", "ya", "ur", "yer"))
+
+
+def aimed(line: str) -> bool:
+    """Whether a line could threaten or insult its listener: it speaks to them ("you",
+    "your", "you're"), opens with an order ("shut up, nerd"), or is a word or three
+    ("witch"). A line that does none of these tells of the speaker's own trouble ("Took
+    a goblin's club on my sword and now it's bent"), however rough its words."""
+    words = lower_words(line)
+    second = any(w.partition("'")[0] in _YOU for w in words)
+    return second or len(words) <= AIMED_WORDS or (bool(words) and verb_form(words[0], ("VB",)))
+
+
+AIMED_WORDS = 3  # an insult may be a word or three ("witch", "shut up nerd")
 
 
 _INDEFINITE = frozenset(("anything", "something", "anyone", "someone"))
