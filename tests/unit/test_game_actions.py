@@ -451,6 +451,24 @@ def test_a_line_naming_an_option_of_the_action_it_is_nearest_asks_for_it(
     assert (chosen is not None and chosen.arguments == {"oasis": "salt_oasis"}) is chooses
 
 
+@pytest.mark.parametrize(
+    ("red", "salt", "oasis"), [(0.3, 0.5, "salt_oasis"), (0.4, 0.38, "red_oasis")]
+)
+def test_an_option_the_line_means_without_naming_it_is_the_nearest_when_well_ahead(
+    red: float, salt: float, oasis: str
+) -> None:
+    """ "Guide me to the springs where the white crust cracks underfoot" names neither
+    oasis: the one whose label is nearest, OPTION_MARGIN ahead of the other, is taken;
+    else the model picks (here the scaffold's first option)."""
+    line = "Guide me to the springs where the white crust cracks underfoot."
+    ask = Vote("request", {"request": 0.9, "other": 0.1}, "")
+    heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, np.array([1, 0], np.float32))
+    near = {GUIDE.description: 0.5, "the red oasis": red, "the salt oasis": salt}
+    answer = _deed_answer(heard, (SELL, GUIDE), near)
+    assert answer is not None and answer.deed is not None
+    assert answer.deed.arguments == {"oasis": oasis}
+
+
 def test_an_unsure_threat_is_granted_no_action_however_one_stands_out() -> None:
     """ "I'm going to torch the salt oasis tonight" is near the guide's description, but
     no "Of course." answers a threat, however unsure."""

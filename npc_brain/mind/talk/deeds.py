@@ -14,8 +14,9 @@ Code decides, the model only picks among declared values:
   whose "or ..." clause is one, the action that answers threats (refusing, arresting,
   fighting) nearest the line, where the game declared such;
 - each argument takes the option the line names, else its only option, else the
-  speaker when it may be one, else the model's pick constrained by grammar to the
-  declared values (Scene.pick); a NUMBER, the number the line says within its bounds.
+  speaker when it may be one, else the option whose label the line is nearest by well
+  ahead (OPTION_MARGIN), else the model's pick constrained by grammar to the declared
+  values (Scene.pick); a NUMBER, the number the line says within its bounds.
 Nothing here invents an action, an argument or a price.
 """
 
@@ -515,8 +516,9 @@ def _described(action: GameAction) -> str:
 
 async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict[str, str]:
     """A value for each argument not `given`: the option the line names, else the only
-    one, else the speaker where it is one, else the model's pick among the declared
-    values; a NUMBER, the number the line says within its bounds, else its lowest."""
+    one, else the speaker where it is one, else the one it means (_option_meant), else
+    the model's pick among the declared values; a NUMBER, the number the line says
+    within its bounds, else its lowest."""
     words = lower_words(scene.heard.text)
     said = {stem(w) for w in words}
     values = {}
@@ -533,6 +535,8 @@ async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict
             values[argument.name] = argument.options[0].value
         elif scene.speaker_id in (o.value for o in argument.options):
             values[argument.name] = scene.speaker_id
+        elif (meant := await _option_meant(scene, named or list(argument.options))) is not None:
+            values[argument.name] = meant.value
         else:
             options = named or list(argument.options)
             question = (
@@ -540,6 +544,19 @@ async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict
             )
             values[argument.name] = await scene.pick(question, [o.value for o in options])
     return values
+
+
+async def _option_meant(scene: Scene, options: Sequence[ActionOption]) -> ActionOption | None:
+    """The option a line means without naming it ("we're getting married ... something
+    tall and white with icing" of "a wedding cake"): the one whose label is nearest the
+    line, OPTION_MARGIN ahead of the next; None when none is that far ahead."""
+    cosines = await scene.embed([o.said for o in options]) @ scene.heard.vector
+    order = np.argsort(-cosines)
+    ahead = float(cosines[order[0]] - cosines[order[1]]) if len(options) > 1 else 1.0
+    return options[int(order[0])] if ahead >= OPTION_MARGIN else None
+
+
+OPTION_MARGIN = 0.05  # how much nearer the line one option must be than the next
 
 
 def _stems(option: ActionOption) -> set[str]:
