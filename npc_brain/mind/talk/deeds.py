@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from npc_brain.game_actions import (
     ActionArgument,
@@ -196,10 +197,8 @@ async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[flo
     if not wares:
         return None
     vectors = await scene.embed([ware.item for ware in wares])
-    likeness = vectors @ scene.heard.vector
-    order = np.argsort(-likeness)
-    best, ware = float(likeness[order[0]]), wares[int(order[0])]
-    second = float(likeness[order[1]]) if len(wares) > 1 else -1.0
+    at, best, second = _top_two(vectors @ scene.heard.vector)
+    ware = wares[at]
     names = [a.name for a in scene.agent.actions]
     other = max((x for n, x in zip(names, actions, strict=True) if n != ware.action), default=-1)
     fits = best >= WARE_FITS and best >= second + MARGIN
@@ -296,10 +295,16 @@ def _fitting(
     actions: Sequence[GameAction], likeness: Sequence[float], floor: float, margin: float
 ) -> GameAction | None:
     """The action nearest the line, if from `floor` and `margin` ahead of the next."""
-    order = np.argsort(-np.asarray(likeness))
-    best = float(likeness[order[0]])
-    second = float(likeness[order[1]]) if len(actions) > 1 else -1.0
-    return actions[int(order[0])] if best >= floor and best >= second + margin else None
+    at, best, second = _top_two(likeness)
+    return actions[at] if best >= floor and best >= second + margin else None
+
+
+def _top_two(values: ArrayLike) -> tuple[int, float, float]:
+    """Where the largest of `values` is, it, and the next largest (-1 when it is alone)."""
+    array = np.asarray(values, dtype=float)
+    order = np.argsort(-array)
+    second = float(array[order[1]]) if len(array) > 1 else -1.0
+    return int(order[0]), float(array[order[0]]), second
 
 
 def declared_wares(actions: Sequence[GameAction]) -> list[Ware]:
@@ -386,8 +391,9 @@ def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
 def _sells_unnamed(scene: Scene, action: GameAction) -> bool:
     """Whether an action sells one of several priced wares and the line names none."""
     item = action.argument(ArgumentType.ITEM)
-    priced = item is not None and len(item.options) > 1 and any(o.price for o in item.options)
-    return priced and item is not None and item.name not in _named(scene, action)
+    if item is None or len(item.options) < 2 or not any(o.price for o in item.options):
+        return False
+    return item.name not in _named(scene, action)
 
 
 def _priced_said(orders: Sequence[tuple[int, Ware]]) -> str:
@@ -550,10 +556,8 @@ async def _option_meant(scene: Scene, options: Sequence[ActionOption]) -> Action
     """The option a line means without naming it ("we're getting married ... something
     tall and white with icing" of "a wedding cake"): the one whose label is nearest the
     line, OPTION_MARGIN ahead of the next; None when none is that far ahead."""
-    cosines = await scene.embed([o.said for o in options]) @ scene.heard.vector
-    order = np.argsort(-cosines)
-    ahead = float(cosines[order[0]] - cosines[order[1]]) if len(options) > 1 else 1.0
-    return options[int(order[0])] if ahead >= OPTION_MARGIN else None
+    at, best, second = _top_two(await scene.embed([o.said for o in options]) @ scene.heard.vector)
+    return options[at] if best >= second + OPTION_MARGIN else None
 
 
 OPTION_MARGIN = 0.05  # how much nearer the line one option must be than the next
