@@ -14,8 +14,8 @@ import numpy as np
 
 from npc_brain.config import Settings
 from npc_brain.llm.backends import embedder_from_settings
-from npc_brain.mind.talk.acts import Act, Deal, Facet, cache_name, shipped
-from npc_brain.mind.talk.understand import CONSEQUENCES
+from npc_brain.mind.talk.acts import cache_name, shipped
+from npc_brain.mind.talk.understand import CLASSIFIED
 
 DATA = Path(__file__).resolve().parents[1] / "npc_brain" / "mind" / "talk" / "data"
 
@@ -24,13 +24,7 @@ def main() -> None:
     embedder = embedder_from_settings(Settings())
     for old in DATA.glob("*.npy"):
         old.unlink()
-    files = (
-        ("acts.tsv", list(Act)),
-        ("facets.tsv", list(Facet)),
-        ("deals.tsv", list(Deal)),
-        ("consequences.tsv", list(CONSEQUENCES)),
-    )
-    for file, labels in files:
+    for file, labels in CLASSIFIED.items():
         texts = [e.text for e in shipped(file, labels)]
         name = cache_name(file, embedder.model_id, texts)
         np.save(DATA / name, embedder.embed(texts).astype(np.float16), allow_pickle=False)

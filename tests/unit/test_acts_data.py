@@ -80,24 +80,19 @@ def test_no_text_is_empty_or_too_long() -> None:
 
 
 def test_no_test_setting_word_appears_anywhere_in_the_files() -> None:
-    names = ("acts.tsv", "facets.tsv", "deals.tsv", "consequences.tsv")
-    for file in (ACTS_TSV.with_name(name) for name in names):
+    from npc_brain.mind.talk.understand import CLASSIFIED
+
+    for file in (ACTS_TSV.with_name(name) for name in CLASSIFIED):
         content = file.read_text(encoding="utf-8").lower()
         assert [word for word in FORBIDDEN if word in content] == [], file.name
 
 
 def test_the_examples_embeddings_are_shipped_for_the_default_embedder() -> None:
-    from npc_brain.mind.talk.acts import Act, Deal, Facet, cache_name, shipped
-    from npc_brain.mind.talk.understand import CONSEQUENCES
+    from npc_brain.mind.talk.acts import cache_name, shipped
+    from npc_brain.mind.talk.understand import CLASSIFIED
 
     data = Path(__file__).resolve().parents[2] / "npc_brain" / "mind" / "talk" / "data"
-    files = (
-        ("acts.tsv", list(Act)),
-        ("facets.tsv", list(Facet)),
-        ("deals.tsv", list(Deal)),
-        ("consequences.tsv", list(CONSEQUENCES)),
-    )
-    for file, labels in files:
+    for file, labels in CLASSIFIED.items():
         texts = [e.text for e in shipped(file, labels)]
         name = cache_name(file, "all-MiniLM-L6-v2.f16.gguf", texts)
         assert (data / name).is_file(), f"{file} changed: run `python -m bench.act_cache`"

@@ -83,6 +83,14 @@ class Heard:
 # on the listener ("or she's firewood by morning"), or anything else ("or I'll miss my
 # ship", "or I'll try the other smith", "or do you take credit?").
 CONSEQUENCES = (Act.THREAT, Act.OTHER)
+# Each classifier's labelled examples (data/<file>) and their labels: what a server
+# fits, what bench.act_cache embeds ahead, what the data tests read.
+CLASSIFIED: dict[str, tuple[str, ...]] = {
+    "acts.tsv": tuple(Act),
+    "facets.tsv": tuple(Facet),
+    "deals.tsv": tuple(Deal),
+    "consequences.tsv": CONSEQUENCES,
+}
 
 
 class Understanding:
@@ -91,10 +99,12 @@ class Understanding:
 
     def __init__(self, faculties: Faculties, extra: Sequence[Example] = ()) -> None:
         self._f = faculties
-        self.acts = NearestExamples([*shipped("acts.tsv", list(Act)), *extra])
-        self.facets = NearestExamples(shipped("facets.tsv", list(Facet)))
-        self.deals = NearestExamples(shipped("deals.tsv", list(Deal)))
-        self.consequences = NearestExamples(shipped("consequences.tsv", list(CONSEQUENCES)))
+        self.acts = NearestExamples([*shipped("acts.tsv", CLASSIFIED["acts.tsv"]), *extra])
+        self.facets = NearestExamples(shipped("facets.tsv", CLASSIFIED["facets.tsv"]))
+        self.deals = NearestExamples(shipped("deals.tsv", CLASSIFIED["deals.tsv"]))
+        self.consequences = NearestExamples(
+            shipped("consequences.tsv", CLASSIFIED["consequences.tsv"])
+        )
         self._fitting = asyncio.Lock()
 
     async def fitted(self) -> None:
