@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import grpc
 import pytest
 
+from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.base import ChatModel, Embedder
@@ -112,6 +113,22 @@ def make_brain(
         ),
         settings=config,
     )
+
+
+def conversed(brain: Brain, world: str, agent: str, at: float, line: str) -> tuple[str, Line]:
+    """What an agent streamed to a player's line, and its final line."""
+
+    async def go() -> tuple[str, Line]:
+        streamed, final = "", None
+        async for event in brain.converse(world, agent, at, "player", line):
+            if isinstance(event, str):
+                streamed += event
+            else:
+                final = event
+        assert final is not None
+        return streamed, final
+
+    return asyncio.run(go())
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -17,6 +17,7 @@ from npc_brain.config import Settings
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.persona import Persona
 from npc_brain.server.app import build_brain
+from tests.conftest import conversed
 
 pytestmark = pytest.mark.integration
 NOW = dt.datetime(1790, 10, 3, 9, 0, tzinfo=dt.UTC).timestamp()
@@ -57,15 +58,7 @@ def brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Brain]:
 
 
 def reply(brain: Brain, line: str, minutes: int) -> Line:
-    async def go() -> Line:
-        final = None
-        async for event in brain.converse(WORLD, "ilse", NOW + 60 * minutes, "player", line):
-            if isinstance(event, Line):
-                final = event
-        assert final is not None
-        return final
-
-    return asyncio.run(go())
+    return conversed(brain, WORLD, "ilse", NOW + 60 * minutes, line)[1]
 
 
 @pytest.mark.parametrize("line", ["Any news?", "Heard anything lately?"])

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.config import Settings
 from npc_brain.llm.backends import chat_from_settings, embedder_from_settings
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
 from npc_brain.mind.world import WorldRegistry
 from npc_brain.persona import Persona
+from tests.conftest import conversed
 
 pytestmark = pytest.mark.integration
 NOW = dt.datetime(1881, 6, 8, 11, 0, tzinfo=dt.UTC).timestamp()  # a Wednesday
@@ -86,15 +86,7 @@ def brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Brain]:
 
 
 def reply(brain: Brain, agent_id: str, line: str) -> str:
-    async def go() -> Line:
-        final = None
-        async for event in brain.converse(WORLD, agent_id, NOW, "player", line):
-            if not isinstance(event, str):
-                final = event
-        assert final is not None
-        return final
-
-    return asyncio.run(go()).text
+    return conversed(brain, WORLD, agent_id, NOW, line)[1].text
 
 
 def test_the_npc_whose_work_it_is_grants_it(brain: Brain) -> None:

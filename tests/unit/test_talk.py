@@ -30,7 +30,7 @@ from npc_brain.mind.talk.understand import (
     to_you,
 )
 from npc_brain.persona import AgentRecord, Persona
-from tests.conftest import make_brain
+from tests.conftest import conversed, make_brain
 
 NOW = dt.datetime(2031, 5, 14, 10, 0, tzinfo=dt.UTC).timestamp()  # a Wednesday morning
 HOUR = 3600.0
@@ -59,18 +59,7 @@ KAI = Persona("Kai Moreau", 35, "restless", "the dock chief of Halcyon Station")
 
 def said(brain: Brain, world: str, agent: str, line: str, at: float = NOW) -> tuple[str, Line]:
     """What the agent streamed and its final line, to a player."""
-
-    async def go() -> tuple[str, Line]:
-        streamed, final = "", None
-        async for event in brain.converse(world, agent, at, "player", line):
-            if isinstance(event, str):
-                streamed += event
-            else:
-                final = event
-        assert final is not None
-        return streamed, final
-
-    return asyncio.run(go())
+    return conversed(brain, world, agent, at, line)
 
 
 def village(tmp_path: Path, chat: ScriptedChat | None = None, **settings: object) -> Brain:
