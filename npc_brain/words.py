@@ -89,13 +89,27 @@ def _words(text: str) -> frozenset[str]:
 # English's closed classes, named (nothing about any one game): the small words every
 # reader of a line skips or turns round (talk, the lexical index, the demo's judge).
 DETERMINERS = _words("a an the this that these those every each some any no its our")
-PREPOSITIONS = _words("to for with at by from of on in into onto about over under near")
+PREPOSITIONS = _words("to for with at by from of on in into onto about over under near per")
 CONJUNCTIONS = _words("and or but so because when while if then that who which where whether")
 CLAUSE_WORDS = CONJUNCTIONS | _words("although though after before since until as once")
 COORDINATORS = _words("and or but then")
 SUBORDINATORS = CLAUSE_WORDS - COORDINATORS  # 'because ..', 'once ..': a clause of its own
 PLACE_PREPOSITIONS = _words("at in on into onto near over under from")
 PERSONAL = _words("i me my we us our you your it they them their he him his she her")
+# Pronoun cases: subject, object, possessive, possessive pronoun, reflexive.
+PRONOUNS: dict[str, tuple[str, str, str, str, str]] = {
+    "he": ("he", "him", "his", "his", "himself"),
+    "she": ("she", "her", "her", "hers", "herself"),
+    "they": ("they", "them", "their", "theirs", "themselves"),
+}
+FIRST = ("I", "me", "my", "mine", "myself")
+SECOND = ("you", "you", "your", "yours", "yourself")
+# "You" as players type it ("u ok?", "ya want some?", "ur boat", "yer ale").
+YOU = frozenset((*SECOND, "u", "ya", "ur", "yer"))
+INDEFINITE = _words("anything something anyone someone")
+CAUSAL = _words("because since due cause 'cause so")  # "because my knees", "due to"
+# Markers of a situation put as a supposition ("if", "suppose a dragon came", "would").
+CONDITIONAL = _words("if suppose supposing imagine would 'd")
 FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CLAUSE_WORDS | PERSONAL | _words("there here not")
 MODALS = _words("can could will would shall should may might must 'll 'd")
 WH_WORDS = _words("what who whom whose which when where why how")

@@ -77,7 +77,16 @@ def says_when(text: str) -> bool:
 
 # How far a window reaches around the moment a period names.
 _SPANS = {"time": HOUR, "part_of_day": 3 * HOUR}
-_LENGTHS = {"week": 7 * DAY, "month": 31 * DAY, "year": 366 * DAY}
+# English's units of time, each as long as the window it names at most.
+UNITS = {
+    **{"second": 1.0, "minute": 60.0, "hour": HOUR, "night": DAY / 2, "day": DAY},
+    **{"week": 7 * DAY, "fortnight": 14 * DAY, "month": 31 * DAY, "year": 366 * DAY},
+    "decade": 3653 * DAY,
+}
+# Nouns of a point in time: "what" or "which" before one asks when ("what day ...?").
+TIME_NOUNS = frozenset(("time", "date", "hour", "day", "night", "week", "month", "year"))
+# Words that make a length of time a point in it ("3 days ago", "in two weeks").
+POINTING = frozenset(("ago", "later", "before", "after", "earlier", "from"))
 
 
 @dataclass(frozen=True)
@@ -146,7 +155,7 @@ def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     elif period == "week":
         day -= dt.timedelta(days=day.weekday())
     start = day.replace(tzinfo=dt.UTC).timestamp()
-    length = _LENGTHS.get(period, DAY)
+    length = UNITS.get(period, DAY)
     if period == "month":
         following = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
         length = (following - day).total_seconds()

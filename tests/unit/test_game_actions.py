@@ -300,16 +300,13 @@ def test_an_outcome_is_remembered_in_plain_words() -> None:
     ("line", "asks"),
     [
         ("how much is a water skin?", True),
-        ("what's the fee?", True),
-        ("what are you asking for the camel?", True),
-        ("do you sell rope?", True),
-        ("got any rope?", True),
+        ("how many skins do you have left?", True),
+        ("what's the fee?", False),  # the deal's vote decides it (below)
         ("would you sell me some rope?", False),
-        ("can I have a water skin?", False),
         ("two water skins please", False),
     ],
 )
-def test_a_question_about_prices_or_wares_is_told_not_sold(line: str, asks: bool) -> None:
+def test_a_question_of_amount_is_told_whatever_the_deal(line: str, asks: bool) -> None:
     assert _asks_about(_heard(line)) is asks
 
 

@@ -9,59 +9,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from npc_brain.lexicon import FRAMING
 from npc_brain.persona import Persona
 from npc_brain.words import AUX_FORMS, MODALS, closed_class, lower_words, sentences, stem, tokens
-
-# Verbs that frame what is asked ("do you know ..", "tell me ..", "I think ..") and
-# "today": never what a line is about.
-_FRAMING = frozenset(("know", "tell", "told", "think", "said", "say", "says", "today"))
 
 
 def content_word(word: str) -> bool:
     """Whether a lowercase word may say what a line is about: not one of English's
     small words (realise.closed_class: "the", "I'm", "don't", "would") nor a framing
     verb ("tell", "know")."""
-    return not closed_class(word) and word not in _FRAMING
+    return not closed_class(word) and word not in FRAMING
 
 
-# Nouns that ask after news in general, not after a thing: "any news in town this week?"
-GENERAL_NOUNS = frozenset(
-    {
-        "news",
-        "word",
-        "anything",
-        "something",
-        "everything",
-        "nothing",
-        "town",
-        "city",
-        "village",
-        "place",
-        "people",
-        "thing",
-        "things",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "month",
-        "today",
-        "tonight",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "time",
-        "lately",
-        "while",
-        "world",
-        "way",
-        "lot",
-        "anyone",
-        "someone",
-        "everyone",
-    }
-)
 # Out of character: the model speaking as what it is ("I'm not a human. I'm a virtual
 # character created to explore the world of storytelling.", said by a guest in the default
 # demo).

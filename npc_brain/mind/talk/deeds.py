@@ -41,9 +41,7 @@ from npc_brain.mind.talk.answers import content_word
 from npc_brain.mind.talk.realise import join_clauses, promised, sentence
 from npc_brain.mind.talk.scene import Answer, Scene
 from npc_brain.mind.talk.trade import (
-    HAVING,
     NUMERALS,
-    TRADE_VERBS,
     Ware,
     amount,
     catalogue,
@@ -59,11 +57,9 @@ from npc_brain.mind.talk.trade import (
 from npc_brain.mind.talk.understand import SURE, Heard, asks_of_the_past, surely
 from npc_brain.mind.talk.wh import Slot, asked_for
 from npc_brain.words import (
-    AUX_FORMS,
     DETERMINERS,
     PERSONAL,
-    WH_WORDS,
-    all_lemmas,
+    PREPOSITIONS,
     lower_words,
     stem,
 )
@@ -259,7 +255,7 @@ def _head(ware: Ware) -> set[str]:
     return {stem(last) for part in parts for last in [w for w in part if content_word(w)][-1:]}
 
 
-_ASIDE = frozenset(("for", "with", "per", "to", "from"))
+_ASIDE = PREPOSITIONS - {"of"}  # "a room for the night", "a bed in the loft"
 
 
 def _takes(action: GameAction, ware: Ware) -> bool:
@@ -325,32 +321,17 @@ def declared_wares(actions: Sequence[GameAction]) -> list[Ware]:
 def _asks_about(heard: Heard) -> bool:
     """Whether a line asks about prices or wares rather than for one: its deal, read
     from labelled examples (data/deals.tsv: "what's the damage?", "whatcha want for
-    that", "do you sell rope?"), or a question of amount; else, as the words say it:
-    "what's the fee?", "got any hooks?" (a question of having opened by an auxiliary,
-    not by a modal: "would you sell me a hatchet?" asks for one)."""
-    line = heard.text
+    that", "do you sell rope?"), or a question of amount ("how much for a net?")."""
     deal = heard.deal
     if deal is not None and deal.label == Deal.ASK and deal.confidence >= SURE_ASK:
         return True
-    if asked_for(line) in (Slot.AMOUNT, Slot.COUNT):
-        return True
-    words = lower_words(line)
-    if not words:
-        return False
-    question = line.rstrip().endswith("?") or words[0].partition("'")[0] in WH_WORDS
-    lemmas = {x for w in words for x in all_lemmas(w)}
-    if question and lemmas & PRICING:
-        return True
-    opened = words[0] in AUX_FORMS or words[:2] in (["got", "any"], ["got", "some"])
-    return question and opened and bool(lemmas & (TRADE_VERBS | HAVING))
+    return asked_for(heard.text) in (Slot.AMOUNT, Slot.COUNT)
 
 
 # The deal's share from which a line asks rather than orders: on the bench's train split
 # every price question is read as one at 0.77 or more, and orders and threats that ask
 # something on the way ("got a spare?") at 0.58 or less.
 SURE_ASK = 0.6
-# Words that ask a price ("what do you charge", "what's the fee", "what are you asking").
-PRICING = frozenset(("cost", "charge", "price", "fee", "ask"))
 
 
 def _told(

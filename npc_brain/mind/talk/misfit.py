@@ -21,38 +21,14 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas
 
+from npc_brain.lexicon import GREETING, HOSTING, NOT_NAMES, SELF_NAMING
 from npc_brain.memory.when import CALENDAR_WORDS, days_of_month
 from npc_brain.mind.talk.answers import passed_on, said_line
 from npc_brain.mind.talk.realise import english, verb_form
 from npc_brain.words import closed_class, lower_words, spans, stem, tokens
 
-# Capitalised words that name nobody: greetings, days, months, titles, and common nouns
-# a small model capitalises. The world's own nouns (its places, what its people do) are
-# not here: a line may say whatever the texts at hand say (Cast.known).
-_COMMON_WORDS = (
-    "hi hello hey oh wow well good great nice sure okay ok thanks thank please sorry welcome "
-    "dear happy hope glad yeah yep sounds let maybe perhaps absolutely definitely "
-    "really actually honestly speaking congratulations cheers bye goodbye see morning "
-    "afternoon evening night today tomorrow tonight yesterday day week weekend year "
-    "christmas easter halloween thanksgiving new mr mrs ms miss dr sir madam "
-    "mom dad mum grandma grandpa god english spanish french italian german "
-    "everyone everybody someone somebody anyone nobody love friend friends come wait "
-    "listen look remember guess tell excuse awesome amazing perfect wonderful fantastic "
-    "excellent cool alright indeed exactly right true anyway ah hmm um uh ha haha yay "
-    "whoa gosh darling honey sweetie buddy folks guys lovely"
-)
-_COMMON = frozenset(_COMMON_WORDS.split()) | CALENDAR_WORDS
-# What a speaker says before its own name ("I'm Tomas", "my name is Tomas"), and the
-# words that greet ("Hi Vera", "Dear Vera"; "Good morning, Vera" is greeted too).
-_CLAIMS = (
-    ("i'm",),
-    ("i", "am"),
-    ("my", "name", "is"),
-    ("this", "is"),
-    ("call", "me"),
-    ("it's", "me"),
-)
-_GREETINGS = frozenset(("hi", "hello", "hey", "dear"))
+_NOT_NAMES = NOT_NAMES | CALENDAR_WORDS  # capitalised words that name nobody
+
 _BE = r"(?:is|are|was|were|will be|['’]ll be|am|['’]m|['’]re|['’]s)"
 _WILL = r"(?:will|['’]ll)(?! be\b)"  # "I will plan a party", not "I will be"
 _DOES = rf"(?:{_BE}\s+(?:\w+ly\s+)?(\w+ing)|{_WILL}\s+(?:\w+ly\s+)?(\w+))\b([^.!?;,]*)"
@@ -199,7 +175,7 @@ def _claimed(text: str) -> list[str]:
     return [
         word
         for i, (word, _) in enumerate(words)
-        if _name(word) and any(tuple(low[max(0, i - len(c)) : i]) == c for c in _CLAIMS)
+        if _name(word) and any(tuple(low[max(0, i - len(c)) : i]) == c for c in SELF_NAMING)
     ]
 
 
@@ -216,7 +192,7 @@ def _addressed(text: str) -> tuple[list[tuple[str, int]], list[str]]:
         after = text[start + len(word) : words[i + 1][1] if i + 1 < len(words) else None].strip()
         prev = words[i - 1][0].lower() if i else ""
         good = i > 1 and words[i - 2][0].lower() == "good" and prev.endswith("ing")
-        if (prev in _GREETINGS or good) and before in ("", ","):
+        if (prev in GREETING or good) and before in ("", ","):
             if _name(word):
                 greeted.append((word, start))
             else:
@@ -389,13 +365,7 @@ def _verb(match: re.Match[str]) -> str:
     """A deed's verb as its stem ('planning' and 'plan' are one: 'plan'); the verbs of
     holding an event are one ('hosting', 'throwing', 'planning' a party: 'host')."""
     verb = stem((match.group(1) or match.group(2)).lower())
-    return "host" if verb in _HOSTING else verb  # one doing, however it is worded
-
-
-# The verbs that say one does an event: hosting, throwing or planning a party.
-_HOSTING = frozenset(
-    map(stem, ["host", "throw", "hold", "organize", "organise", "give", "arrange", "plan", "have"])
-)
+    return "host" if verb in HOSTING else verb  # one doing, however it is worded
 
 
 def _numbers(text: str) -> list[str]:
@@ -451,7 +421,7 @@ def _bare(word: str) -> str:
 
 def _common(word: str) -> bool:
     low = _bare(word).lower()
-    return low in _COMMON or closed_class(low)
+    return low in _NOT_NAMES or closed_class(low)
 
 
 def _englishlike(word: str) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 from lemminflect import getAllLemmas
 
+from npc_brain.lexicon import DOING, SPEAKING
 from npc_brain.memory.commitments import Commitment
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
@@ -17,7 +18,7 @@ from npc_brain.mind.talk.acts import Act, Facet
 from npc_brain.mind.talk.answers import key_terms, said_line
 from npc_brain.mind.talk.intent import an_event
 from npc_brain.mind.talk.invitation import said_when
-from npc_brain.mind.talk.realise import FIRST, described, first_person, sentence, turned_round
+from npc_brain.mind.talk.realise import described, first_person, sentence, turned_round
 from npc_brain.mind.talk.relations import relationship
 from npc_brain.mind.talk.roles import role_likeness
 from npc_brain.mind.talk.scene import (
@@ -39,7 +40,7 @@ from npc_brain.mind.talk.scene import (
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
 from npc_brain.mind.talk.understand import asks_doing_now, thing_asked, to_you
-from npc_brain.words import PLACE_PREPOSITIONS, lower_words, sentences
+from npc_brain.words import FIRST, PLACE_PREPOSITIONS, lower_words, sentences
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -379,12 +380,8 @@ def _asks_what_i_did(scene: Scene) -> bool:
     text = scene.heard.text
     words = lower_words(text)
     looks_back = past_tense(text) or "been" in words
-    doing = any(w in _DOING for w in words[1:])  # "do" as the verb, not "Did you ...?"
+    doing = any(w in DOING for w in words[1:])  # "do" as the verb, not "Did you ...?"
     return to_you(text) and looks_back and doing and asked_for(text) is None
-
-
-# English's verbs of keeping busy: "what did you do", "how did you spend", "been busy".
-_DOING = frozenset(("do", "doing", "done", "spend", "spent", "spending", "busy", "up"))
 
 
 def _done(scene: Scene, memory: MemoryRecord) -> bool:
@@ -410,13 +407,9 @@ def _events_first(scene: Scene, memories: list[MemoryRecord]) -> list[MemoryReco
     )
 
 
-# English's verbs of speaking: a question with one asks of what was said.
-_SPEAKING = frozenset(("say", "tell", "talk", "speak", "ask", "chat", "mention"))
-
-
 def _asks_of_talk(text: str) -> bool:
     words = lower_words(text)
-    return any(_SPEAKING & set(getAllLemmas(w).get("VERB", ())) for w in words)
+    return any(SPEAKING & set(getAllLemmas(w).get("VERB", ())) for w in words)
 
 
 async def _answered(scene: Scene, found: list[MemoryRecord]) -> Answer:

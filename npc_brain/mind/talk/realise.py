@@ -18,11 +18,14 @@ from npc_brain.words import (
     CONJUNCTIONS,
     COORDINATORS,
     DETERMINERS,
+    FIRST,
     FUNCTION_WORDS,
     MODALS,
     PERSONAL,
     PLACE_PREPOSITIONS,
     PREPOSITIONS,
+    PRONOUNS,
+    SECOND,
     SUBORDINATORS,
     closed_class,
     lower_words,
@@ -69,14 +72,6 @@ def asks_yes_or_no(line: str) -> bool:
     return bool(words) and (words[0] in _AUX_KEY or words[0] in MODALS or words[0] == "got")
 
 
-# Pronoun cases: subject, object, possessive, possessive pronoun, reflexive.
-PRONOUNS: dict[str, tuple[str, str, str, str, str]] = {
-    "he": ("he", "him", "his", "his", "himself"),
-    "she": ("she", "her", "her", "hers", "herself"),
-    "they": ("they", "them", "their", "theirs", "themselves"),
-}
-FIRST = ("I", "me", "my", "mine", "myself")
-SECOND = ("you", "you", "your", "yours", "yourself")
 # A third-person form: its pronoun and case (-1: object or possessive; -2: either possessive).
 _THIRD = {form: (p, c) for p, forms in PRONOUNS.items() for c, form in enumerate(forms)}
 _THIRD |= {"her": ("she", -1), "his": ("he", -2), "themself": ("they", 4)}

@@ -14,6 +14,7 @@ import numpy as np
 from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
+from npc_brain.lexicon import TRADE_VERBS
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
 from npc_brain.memory.when import clock_times
@@ -21,7 +22,6 @@ from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
 from npc_brain.mind.talk.answers import key_terms, retold, said_line, ungreeted
 from npc_brain.mind.talk.realise import first_person, persona_sentences, reported, sentence
-from npc_brain.mind.talk.trade import TRADE_VERBS
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord

@@ -14,17 +14,15 @@ from collections.abc import Sequence
 from lemminflect import getAllLemmas
 
 from npc_brain.memory.records import GameTime
-from npc_brain.memory.when import anchor, clock_times
+from npc_brain.memory.when import POINTING, UNITS, anchor, clock_times
 from npc_brain.mind.talk.answers import names_in
 from npc_brain.mind.talk.understand import named_places
 from npc_brain.mind.talk.wh import Slot, asked_for
-from npc_brain.words import COUNTING_WORDS, NUMBER_WORDS, tokens
+from npc_brain.words import CAUSAL, COUNTING_WORDS, NUMBER_WORDS, tokens
 
 __all__ = ["Slot", "ago", "asked_for", "holds", "not_known"]
 
 
-# Words that give a cause ("because my knees are bad", "since the raid", "due to").
-_CAUSES = frozenset(("because", "since", "due", "cause", "'cause", "so"))
 # Words of an amount said in words ("three crates", "a few days", "half a day").
 _NUMBERS = NUMBER_WORDS.keys() | COUNTING_WORDS.keys() | {"half", "few"}
 
@@ -46,7 +44,7 @@ def holds(
     if slot == Slot.TIME:
         return bool(clock_times(sentence)) or anchor(_undated(sentence, low), now) is not None
     if slot == Slot.REASON:
-        return any(w in _CAUSES for w in low)
+        return any(w in CAUSAL for w in low)
     if slot in (Slot.AMOUNT, Slot.COUNT):
         return any(any(c.isdigit() for c in w) or w in _NUMBERS for w in low)
     if slot == Slot.PERSON:
@@ -61,21 +59,13 @@ def holds(
     )
 
 
-# English's units of time, for a length of time ("twelve years", "3 days").
-_UNITS = frozenset(
-    ("second", "minute", "hour", "day", "night", "week", "fortnight", "month", "year", "decade")
-)
-# Words that make a length of time a point in it ("3 days ago", "in two weeks").
-_POINTING = frozenset(("ago", "later", "before", "after", "earlier", "from"))
-
-
 def _spans(low: Sequence[str]) -> list[tuple[int, int]]:
     """Where words say a length of time: a number and a unit ("twelve years")."""
     return [
         (i, i + 2)
         for i in range(len(low) - 1)
         if (low[i].isdigit() or low[i] in _NUMBERS or low[i] in ("a", "an"))
-        and set(getAllLemmas(low[i + 1]).get("NOUN", ())) & _UNITS
+        and set(getAllLemmas(low[i + 1]).get("NOUN", ())) & UNITS.keys()
     ]
 
 
@@ -84,7 +74,7 @@ def _undated(sentence: str, low: Sequence[str]) -> str:
     but with those that point at a time ("three days ago", "in two weeks")."""
     keep = []
     for i, j in _spans(low):
-        pointed = (j < len(low) and low[j] in _POINTING) or (i and low[i - 1] in ("in", "within"))
+        pointed = (j < len(low) and low[j] in POINTING) or (i and low[i - 1] in ("in", "within"))
         if not pointed:
             keep.append((i, j))
     return " ".join(

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 from lemminflect import getAllLemmas
 
+from npc_brain.lexicon import THANKING
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
 from npc_brain.memory.when import anchor
 from npc_brain.mind.plan.affordances import affordances, parts
@@ -83,14 +84,9 @@ async def _farewell(scene: Scene) -> Answer:
     return Answer((f"Goodbye, {first}!" if first else "Goodbye!", "Take care."), ends=True)
 
 
-# English's words of thanking ("thanks", "much obliged", "I appreciate it"): a line of
-# thanks says one; a line of praise ("Nice sword.") says none.
-_THANKING = frozenset(("thank", "thanks", "cheers", "oblige", "grateful", "appreciate", "ta"))
-
-
 async def _thanks(scene: Scene) -> Answer:
     words = lower_words(scene.heard.text)
-    thanked = any(_THANKING & {w, *getAllLemmas(w).get("VERB", ())} for w in words)
+    thanked = any(THANKING & {w, *getAllLemmas(w).get("VERB", ())} for w in words)
     said = (
         ("You're welcome.", "Glad to help.") if thanked else ("Thank you!", "That's kind of you.")
     )

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from lemminflect import getAllLemmas, getInflection
 
+from npc_brain.lexicon import CORRECTIONS, GENERAL_NOUNS, HAVING, TRADE_VERBS, TRADE_WORDS
 from npc_brain.memory.records import MemoryRecord
-from npc_brain.mind.talk.answers import GENERAL_NOUNS, content_word
+from npc_brain.mind.talk.answers import content_word
 from npc_brain.mind.talk.realise import join_clauses, sentence
 from npc_brain.words import (
     COUNTING_WORDS,
@@ -75,20 +76,6 @@ def ordered(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
     if ends and (kept := _named(" ".join(words[max(ends) :]), wares)):
         return kept
     return _named(line, wares)
-
-
-# What takes back what was said before it, as lower_words splits it.
-CORRECTIONS = tuple(
-    tuple(c.split())
-    for c in (
-        "no actually",
-        "no wait",
-        "actually no",
-        "i mean",
-        "scratch that",
-        "on second thought",
-    )
-)
 
 
 def _at(words: Sequence[str], i: int, phrase: tuple[str, ...]) -> bool:
@@ -168,16 +155,6 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
 
 # Words that introduce a thing: "a net", "any hooks", "two loaves", "that lantern".
 _INTRODUCING = DETERMINERS | NUMBER_WORDS.keys() | {"one"}
-HAVING = frozenset(("have", "get", "carry", "stock", "keep", "need", "want"))
-
-
-# English's verbs of trade ("sells a dagger for 12 coins"), and the words of trading
-# that name no ware ("What's the price of a net?", "how much").
-TRADE_VERBS = frozenset(("sell", "cost", "charge", "price", "buy", "pay", "ask"))
-TRADE_WORDS = TRADE_VERBS | {
-    *("much", "ware", "offer", "deal", "discount", "bargain", "lot", "total", "bill"),
-    *("change", "money", "cash", "coin", "credit", "gold", "silver", "copper", "sale"),
-}
 
 
 def not_sold(line: str, wares: Sequence[Ware]) -> list[str]:

@@ -13,6 +13,7 @@ import numpy as np
 from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
+from npc_brain.lexicon import GENERAL_NOUNS, GOING
 from npc_brain.memory.records import GameTime
 from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor, past_tense, perfect
 from npc_brain.mind.faculties import Faculties
@@ -29,17 +30,20 @@ from npc_brain.mind.talk.acts import (
     shipped,
     shipped_matrix,
 )
-from npc_brain.mind.talk.answers import GENERAL_NOUNS, content_word, key_terms, names_in
-from npc_brain.mind.talk.realise import SECOND, verb_form
+from npc_brain.mind.talk.answers import content_word, key_terms, names_in
+from npc_brain.mind.talk.realise import verb_form
 from npc_brain.mind.talk.wh import Slot, asked_for
 from npc_brain.words import (
     CLAUSE_WORDS,
+    CONDITIONAL,
     DETERMINERS,
     FUNCTION_WORDS,
+    INDEFINITE,
     MODALS,
     PERSONAL,
     PREPOSITIONS,
     WH_WORDS,
+    YOU,
     lower_words,
     sentences,
     tokens,
@@ -242,23 +246,15 @@ _ASKING_WHAT_IS = (Slot.TIME, Slot.DURATION, Slot.COUNT, Slot.REASON)
 _ASKS = (Act.FACT, Act.OPINION, Act.FEELINGS, Act.REQUEST)
 
 
-# English's markers of a situation put as a supposition ("what would you do if ...",
-# "suppose a dragon came"): a line without one puts no situation to the NPC.
-_SUPPOSING = frozenset(("if", "suppose", "supposing", "imagine", "would", "'d"))
-
-
 def hypothetical(line: str) -> bool:
     """Whether a line puts a situation to the NPC (what the react facet answers): as a
     supposition, or asking what it does about it ("A storm comes in. What do you do?")."""
     low = line.lower().replace("’", "'")
     words = lower_words(low)
-    return any(w in _SUPPOSING or w.endswith("'d") for w in words) or bool(_WHAT_DO.search(low))
+    return any(w in CONDITIONAL or w.endswith("'d") for w in words) or bool(_WHAT_DO.search(low))
 
 
 _WHAT_DO = re.compile(r"\bwhat (?:do|will|would|should|can) you (?:do|say)\b")
-
-
-_YOU = frozenset((*SECOND, "u", "ya", "ur", "yer"))
 
 
 def aimed(line: str) -> bool:
@@ -267,14 +263,13 @@ def aimed(line: str) -> bool:
     ("witch"). A line that does none of these tells of the speaker's own trouble ("Took
     a goblin's club on my sword and now it's bent"), however rough its words."""
     words = lower_words(line)
-    second = any(w.partition("'")[0] in _YOU for w in words)
+    second = any(w.partition("'")[0] in YOU for w in words)
     return second or len(words) <= AIMED_WORDS or (bool(words) and verb_form(words[0], ("VB",)))
 
 
 AIMED_WORDS = 3  # an insult may be a word or three ("witch", "shut up nerd")
 
 
-_INDEFINITE = frozenset(("anything", "something", "anyone", "someone"))
 # A question put inside one about what the NPC knows: "Do you know who sells rope?",
 # "Have you heard of anyone selling a boat?", "Did you hear about the storm?".
 _KNOWS_FRAME = re.compile(
@@ -298,11 +293,11 @@ def to_you(text: str) -> bool:
     with an adjective of its state ("Busy?", "Busy reading?")."""
     inner = asked_within(text)
     words = [w.strip("?.!,'") for w in inner.lower().split()]
-    if any(w in _YOU for w in words):
+    if any(w in YOU for w in words):
         return True
     if inner != text:  # "Have you heard of anyone selling ...?": about someone else
         return False
-    if len(words) > 1 and words[0] in _INDEFINITE:  # "(Got) anything planned for ...?"
+    if len(words) > 1 and words[0] in INDEFINITE:  # "(Got) anything planned for ...?"
         words = words[1:]
     first = words[0] if words else ""
     lemmas = getAllLemmas(first).get("VERB", ())
@@ -329,13 +324,8 @@ def asks_doing_now(line: str, when: Window | None, now: GameTime) -> bool:
         return False
     words = lower_words(text)
     after_you = [b for a, b in zip(words, words[1:], strict=False) if a in ("you", "you're")]
-    doing = any(
-        w in ("busy", "up") or verb_form(w, ("VBG",)) and w not in _GOING for w in after_you
-    )
+    doing = any(w in ("busy", "up") or verb_form(w, ("VBG",)) and w not in GOING for w in after_you)
     return doing or words[:1] == ["busy"]
-
-
-_GOING = frozenset(("going", "coming", "heading"))  # of a time ahead: "are you going to ..."
 
 
 def asks_of_the_past(line: str) -> bool:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from lemminflect import getAllLemmas
+
+from npc_brain.memory.when import TIME_NOUNS
 from npc_brain.words import lower_words
 
 
@@ -35,9 +38,6 @@ _ASKING = (
     (("whom",), Slot.PERSON),
     (("where",), Slot.PLACE),
 )
-# Nouns of a point in time: "what" or "which" before one asks when ("what day is the
-# bakery shut?"); "what time" is among them.
-_TIMES = frozenset(("time", "hour", "hours", "day", "date"))
 
 
 def asked_for(question: str) -> Slot | None:
@@ -45,7 +45,7 @@ def asked_for(question: str) -> Slot | None:
     time; "do you know who sells bread?": a person); None for a yes/no question."""
     words = [_plain(w) for w in lower_words(question)]
     for i, word in enumerate(words):  # "what are the depot's hours?", "which day ...?"
-        if word in ("what", "which") and _TIMES & set(words[i + 1 : i + 5]):
+        if word in ("what", "which") and TIME_NOUNS & _nouns(words[i + 1 : i + 5]):
             return Slot.TIME
     for i in range(len(words)):
         for phrase, slot in _ASKING:
@@ -60,3 +60,8 @@ def _plain(word: str) -> str:
     if word in ("whens", "whys", "wheres", "whos", "whats"):
         return word[:-1]
     return word
+
+
+def _nouns(words: list[str]) -> set[str]:
+    """The nouns among words, as their lemmas ("hours": hour)."""
+    return {lemma for w in words for lemma in getAllLemmas(w).get("NOUN", ())}
