@@ -15,7 +15,7 @@ from dateparser.search import search_dates
 from lemminflect import getAllLemmas, getInflection
 
 from npc_brain.memory.records import GameTime
-from npc_brain.words import DETERMINERS
+from npc_brain.words import DETERMINERS, MODALS
 
 HOUR = 3600.0
 DAY = 24 * HOUR
@@ -304,12 +304,13 @@ _BEFORE_A_NOUN = (DETERMINERS | _POSSESSIVE) - {"that"}
 
 def past_tense(text: str) -> bool:
     """Whether a line speaks of the past: one of its words is a verb's past tense form
-    ("did", "were", "talked"), by lemminflect's tables; not one after a determiner,
-    which is an adjective ("a busted drone", "my cracked visor")."""
+    ("did", "were", "talked"), by lemminflect's tables; not a modal ("could you fix
+    it?"), nor one after a determiner, which is an adjective ("a busted drone", "my
+    cracked visor")."""
     words = [w.strip(".!;:'\"") for w in text.lower().replace("?", " ").replace(",", " ").split()]
     for before, word in zip(["", *words], words, strict=False):
-        if word in _AS_OFTEN_PRESENT or before in _BEFORE_A_NOUN:
-            continue
+        if word in _AS_OFTEN_PRESENT or word in MODALS or before in _BEFORE_A_NOUN:
+            continue  # "could", "would", "might": modals, of no tense
         for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
             if word in getInflection(lemma, tag="VBD") and word != lemma:
                 return True

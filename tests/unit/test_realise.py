@@ -4,6 +4,7 @@ settings (a fantasy village, a space station, a fishing village)."""
 import pytest
 
 from npc_brain.mind.talk.realise import (
+    described,
     first_person,
     join_clauses,
     persona_sentences,
@@ -585,3 +586,34 @@ def test_join_clauses() -> None:
     assert join_clauses(["a", " b "]) == "a and b"
     assert join_clauses(["a"]) == "a"
     assert join_clauses([]) == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "learned", "pronoun", "said"),
+    [
+        (
+            "Ana Costa",
+            "net mender on the harbour, mends the nets of every boat in Saltmere",
+            "she",
+            "Ana Costa is a net mender on the harbour. She mends the nets of every boat in "
+            "Saltmere.",
+        ),
+        (
+            "Teo Vasquez",
+            "junior engineer who keeps the station's reactor running",
+            "he",
+            "Teo Vasquez is a junior engineer. He keeps the station's reactor running.",
+        ),
+        (  # "they" would need the verb turned: the name is said again
+            "Ash Reed",
+            "the ferryman of the Salt Marsh, who rows travellers across",
+            "they",
+            "Ash Reed is the ferryman of the Salt Marsh. Ash Reed rows travellers across.",
+        ),
+        ("Dafydd Moss", "runs the fish market", "he", "Dafydd Moss runs the fish market."),
+    ],
+)
+def test_what_someone_is_is_said_of_them_a_sentence_a_clause(
+    name: str, learned: str, pronoun: str, said: str
+) -> None:
+    assert described(name, learned, pronoun) == said

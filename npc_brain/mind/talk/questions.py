@@ -147,7 +147,7 @@ async def _whose_work(scene: Scene) -> Answer | None:
     agent = scene.world.store.get_agent(best) if best else None
     if agent is None or likeness[best] < WHOSE:
         return None
-    said = described(agent.persona.name, agent.persona.learned)
+    said = described(agent.persona.name, agent.persona.learned, agent.persona.pronoun)
     return Answer((said,), (said,), answered=True) if said else None
 
 

@@ -653,6 +653,13 @@ def _predicate(text: str) -> bool:
 
 
 def _identity(name: str, text: str) -> list[str]:
+    return [first_person(clause, name) for clause in _identity_clauses(name, text)]
+
+
+def _identity_clauses(name: str, text: str) -> list[str]:
+    """A persona's learned traits as clauses of the third person, each opened by `name`
+    where the text does not say it otherwise ("net mender on the harbour, mends the
+    nets": "Ana Costa is a net mender on the harbour", "Ana Costa mends the nets")."""
     out = []
     for piece in _pieces(text, "."):
         about = _about(name, piece)
@@ -665,12 +672,12 @@ def _identity(name: str, text: str) -> list[str]:
                 and (_is_word(toks, about[1] + 1) and _low(toks, about[1] + 1) not in CLAUSE_WORDS)
             )
             if about[1] == 0 or not said:
-                out.append(first_person(about[0], name))
+                out.append(about[0])
                 continue
             piece = _render(toks[about[1] + 1 :])
         kind = _kind(piece)
         if kind != "np":
-            out.append(first_person(f"{name} {'is ' if kind == 'ing' else ''}{piece}", name))
+            out.append(f"{name} {'is ' if kind == 'ing' else ''}{piece}")
             continue
         # 'herbalist, who brews ..', 'net mender, mends ..': what it is, then what it does
         cuts = [c for c in re.finditer(r"(,)\s+", piece) if _predicate(piece[c.end() :])]
@@ -678,10 +685,10 @@ def _identity(name: str, text: str) -> list[str]:
             [*cuts, *re.finditer(r"(,?)\s+who\s+", piece)], key=lambda c: c.start(), default=None
         )
         if m and (m.group(1) or not set(piece[: m.start()].split()) & PREPOSITIONS):
-            out.append(first_person(f"{name} is {_with_article(piece[: m.start()])}", name))
-            out.append(first_person(f"{name} {piece[m.end() :]}", name))
+            out.append(f"{name} is {_with_article(piece[: m.start()])}")
+            out.append(f"{name} {piece[m.end() :]}")
         else:
-            out.append(first_person(f"{name} is {_with_article(piece)}", name))
+            out.append(f"{name} is {_with_article(piece)}")
     return out
 
 
@@ -715,19 +722,20 @@ def _predicates(name: str, text: str, traits: bool = False) -> list[str]:
     return out
 
 
-def described(name: str, learned: str) -> str:
-    """What someone is, said of them from their persona's learned traits: "Dafydd Moss
-    runs the fish market.", "Bram Holt is the blacksmith of Oakvale, who forges
-    swords."."""
-    text = learned.strip().rstrip(".")
-    if not text:
-        return ""
-    if _about(name, text):  # "Sol Rook is the dock chief, ..."
-        return sentence(text)
-    kind = _kind(text)
-    if kind == "np":
-        return sentence(f"{name} is {_with_article(text)}")
-    return sentence(f"{name} {'is ' if kind == 'ing' else ''}{text}")
+def described(name: str, learned: str, pronoun: str = "they") -> str:
+    """What someone is, said of them from their persona's learned traits, a sentence a
+    clause: "Dafydd Moss runs the fish market.", "Bram Holt is the blacksmith of
+    Oakvale. He forges swords." (a pronoun of "they" would need the verb turned: the
+    name is said again)."""
+    clauses = _identity_clauses(name, learned.strip().rstrip("."))
+    subject = pronoun_forms(pronoun)[0]
+    said = [
+        f"{subject}{clause[len(name) :]}"
+        if i and subject != "they" and clause.startswith(f"{name} ")
+        else clause
+        for i, clause in enumerate(clauses)
+    ]
+    return " ".join(sentence(clause) for clause in said)
 
 
 def persona_sentences(
