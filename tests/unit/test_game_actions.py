@@ -476,6 +476,16 @@ def test_an_unsure_threat_is_granted_no_action_however_one_stands_out() -> None:
     assert answer is None or answer.deed is None
 
 
+def test_a_faint_threat_asks_like_any_line_the_classifier_is_unsure_of() -> None:
+    """ "Take me out to the salt oasis, the one past the dead palms" reads as a threat
+    at 0.3 of the vote, under FAINT_THREAT: a rough order, asking for the guide."""
+    line = "Take me out to the salt oasis, the one past the dead palms."
+    threat = Vote("threat", {"threat": 0.3, "request": 0.25, "fact": 0.25, "other": 0.2}, "")
+    heard = Heard(line, Act.THREAT, threat, None, (), (), (), None, np.array([1, 0], np.float32))
+    answer = _deed_answer(heard, (SELL, GUIDE), {GUIDE.description: 0.4, SELL.description: 0.1})
+    assert answer is not None and answer.deed is not None and answer.deed.action == GUIDE
+
+
 @pytest.mark.parametrize(("share", "bought"), [(0.3, True), (0.7, False)])
 def test_a_line_of_unsure_act_naming_a_ware_of_the_action_it_is_nearest_buys_it(
     share: float, bought: bool
