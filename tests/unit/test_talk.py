@@ -282,6 +282,26 @@ def test_asked_about_a_day_ahead_the_npc_tells_what_it_agreed_to_do_then(tmp_pat
     assert "Harvest Feast" not in thursday.text and "12:30 am" not in thursday.text
 
 
+def test_asked_what_someone_said_the_npc_tells_only_what_was_said(tmp_path: Path) -> None:
+    """A plan that shares the question's words is no answer to what someone said."""
+    brain = village(tmp_path, reply_wording="plain")
+    plan = "Bram Holt's plan for May 14: shoe the reeve's horse, rehang the town gate"
+    asyncio.run(
+        brain.add_memory("thornbury", "bram", NOW - HOUR, MemoryKind.PLAN, Observation(plan))
+    )
+    _, reply = said(brain, "thornbury", "bram", "What did the reeve say about the town gate?")
+    assert "plan" not in reply.text and "rehang" not in reply.text
+    told = Source(SourceKind.TOLD, "ana")
+    words = "Ana Costa told Bram Holt that the reeve wants the town gate painted red"
+    asyncio.run(
+        brain.add_memory(
+            "thornbury", "bram", NOW - HOUR, MemoryKind.OBSERVATION, Observation(words, source=told)
+        )
+    )
+    _, reply = said(brain, "thornbury", "bram", "What did the reeve say about the town gate?")
+    assert "painted red" in reply.text
+
+
 def test_a_question_inside_do_you_know_is_about_its_subject_not_the_npc(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
     for line in ("Have you heard of anyone running for mayor? Who?", "Do you know who sells rope?"):

@@ -337,6 +337,8 @@ async def _memories(scene: Scene) -> Answer:
         scene.heard.text, CANDIDATES, created_after=after, created_before=before
     )
     found = _events_first(scene, await relevant(scene, recalled))
+    if past_tense(scene.heard.text) and _asks_of_talk(scene.heard.text):
+        found = [m for m in found if _said(m)]  # "What did the harbourmaster say?"
     found = [*_of_the_speaker(scene, recalled), *found]
     if not found and when is not None:  # what it did then, asked of it; else what happened
         found = _events_first(scene, recalled)[:1]
@@ -405,6 +407,12 @@ def _events_first(scene: Scene, memories: list[MemoryRecord]) -> list[MemoryReco
     return sorted(
         memories, key=lambda m: (talk and m.kind != MemoryKind.DIALOGUE, m.kind not in EVENTS)
     )
+
+
+def _said(memory: MemoryRecord) -> bool:
+    """A memory of what was said: a talk, or what someone told or the NPC overheard."""
+    told = memory.source.kind in (SourceKind.TOLD, SourceKind.HEARD)
+    return memory.kind == MemoryKind.DIALOGUE or told
 
 
 def _asks_of_talk(text: str) -> bool:
