@@ -34,7 +34,7 @@ _EVENTS = re.compile(
     r"game|festival|celebration|wedding|debate|study session|rehearsal|appointment|dance|"
     r"feast|fair|market|ceremony|gathering|picnic|banquet|service|match|race|show|"
     r"auction|funeral|parade|tournament|trial|hearing))"
-    r"(\s+at\s+(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",
+    r"(\s+at\s+(?!noon\b|midnight\b)(?:the\s+)?[A-Za-z][\w']*(?:\s+[A-Z][\w']*){0,3})?",
 )
 
 
@@ -63,14 +63,16 @@ class Commitment:
 def commitments_in(text: str, written: GameTime) -> list[Commitment]:
     """The event a text written at `written` places at an hour of a day, if any: an event
     noun, its hours ("from 5 pm to 7 pm", "5-7 pm", "at 3 pm": an hour; at most
-    LONGEST_HOURS), and
+    LONGEST_HOURS; those said in its own clause first), and
     its day, read as the next one (its date, its weekday, "tomorrow"; none named: the
     day it was written, when the hour is still ahead). Told in the past tense ("there
     was a meeting at 10"), an hour already past is no commitment; nor is an event one
     says one will not go to ("I can't make the dance at 7")."""
     event = _EVENTS.search(text)
-    hours = hours_of(text)
-    if event is None or hours is None or hours[0] >= 24 or _DECLINED.search(text):
+    if event is None:
+        return []
+    hours = hours_of(_clause_of(text, event)) or hours_of(text)
+    if hours is None or hours[0] >= 24 or _DECLINED.search(text):
         return []
     window = anchor(_without_hours(text), written, prefer="future")
     if window is not None and window.end - window.start > DAY:
@@ -81,6 +83,14 @@ def commitments_in(text: str, written: GameTime) -> list[Commitment]:
     if start <= written and (window is None or past_tense(reported(text))):
         return []  # "a party at 5 pm" said at 6 pm, "there was a meeting at 10"
     return [Commitment(_activity(event), start, end)]
+
+
+def _clause_of(text: str, event: re.Match[str]) -> str:
+    """The part of a text between the commas or semicolons around its event: a plan's
+    item ("sell the catch at the fish market at noon"), not the hour of another item."""
+    start = max(text.rfind(",", 0, event.start()), text.rfind(";", 0, event.start())) + 1
+    ends = [i for i in (text.find(",", event.end()), text.find(";", event.end())) if i >= 0]
+    return text[start : min(ends, default=len(text))]
 
 
 def _without_hours(text: str) -> str:

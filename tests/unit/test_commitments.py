@@ -59,6 +59,11 @@ def _said(commitments: list[object]) -> list[tuple[str, str, float]]:
         ("The abbot said a service will be held some day", []),  # no hour
         ("Tomas rang the bell at 6 am", []),  # no event
         ("Tomas can't make the Harbour feast on Friday at 6 pm", []),  # declined
+        (  # a plan's items: the event's own hour, and no hour taken for its place
+            "Elin Varga's plan for March 4: sail out with the tide at 5 am, haul the nets "
+            "at 9 am, sell the catch at the fish market at noon",
+            [("go to the market", "Tue 04 12:00", 1.0)],
+        ),
     ],
 )
 def test_an_event_its_hours_and_its_day(text: str, found: list[tuple[str, str, float]]) -> None:
