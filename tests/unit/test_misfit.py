@@ -118,6 +118,17 @@ def test_a_speaker_in_another_part_is_refused(
     assert misfit(line, cast(speaker, listener)) == why
 
 
+def test_a_speaker_does_not_introduce_itself_to_one_it_knows() -> None:
+    """Sam, to his wife: "Hi Jennifer, I'm Sam" (the default demo); to one he has only
+    heard of, or to a player, he may."""
+    said = "Hi Jennifer, I'm Sam, and I'm running for mayor of the Ville."
+    assert misfit(said, cast(SAM, "Jennifer Moore")) == (
+        "introduces itself (Sam) to Jennifer Moore, whom it knows"
+    )
+    assert misfit("Hi Isabella, I'm Sam.", cast(SAM, ISABELLA)) is None
+    assert misfit("Hello, I'm Sam.", cast(SAM, "")) is None
+
+
 @pytest.mark.parametrize(
     ("speaker", "listener", "line"),
     [
@@ -207,7 +218,7 @@ def test_a_speaker_does_not_take_up_what_another_is_doing() -> None:
     # however the doing is worded: she throws the party, he says he hosts it
     told = 'Isabella Rodriguez said to Sam Moore: "I am throwing a party at Hobbs Cafe."'
     sam = Cast.of(SAM, ISABELLA, TOWN, [KNOWN[1], told])
-    hosting = "I'm Sam, I'm running for mayor, I'm hosting a party at Hobbs Cafe."
+    hosting = "Hi Isabella! I'm running for mayor, I'm hosting a party at Hobbs Cafe."
     assert misfit(hosting, sam) == "claims Isabella Rodriguez's doing (host cafe hobbs party)"
     # a doing retold is the teller's source's ('X told me: "I am ..."'), and "we" counts
     retold = (

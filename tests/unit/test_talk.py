@@ -203,6 +203,20 @@ def test_first_refusal_names_the_rule() -> None:
     assert first_refusal("Hi Bram! How are you doing?", ctx, Stage.REPLY) is not None
 
 
+@pytest.mark.parametrize(
+    ("line", "refused"),
+    [
+        ("Hi Ana! I'm a net mender, you know.", True),  # Ana's trade, not Bram's
+        ("Hi Ana! I'm a blacksmith, and the forge is hot today.", False),
+        ("Hi Ana! How are the nets?", False),
+    ],
+)
+def test_a_speaker_does_not_claim_what_its_persona_does_not_say(line: str, refused: bool) -> None:
+    cast = Cast.of("Bram Holt", "Ana Costa", [], ["Ana Costa mends nets"])
+    refusal = first_refusal(line, Context(BRAM, cast), Stage.LINE)
+    assert (refusal is not None and refusal.check == "line.claims_another_identity") is refused
+
+
 def test_a_games_own_act_examples_join_the_shipped_ones(tmp_path: Path) -> None:
     examples = tmp_path / "acts.tsv"
     examples.write_text("# our game\nrequest\tReforge the Blade of Ages for me\n", "utf-8")

@@ -245,6 +245,23 @@ _IDENTITY = re.compile(r"\bI(?:'m| am)(?: just| not| only)? (?:a|an)\b", re.IGNO
 
 
 @check(
+    "line.claims_another_identity",
+    reason="says the speaker is what its persona does not say (another's trade, often)",
+    stages=frozenset((Stage.LINE,)),
+)
+def _claims_another_identity(text: str, ctx: Context) -> str | None:
+    """ "I'm a painter" said by a retired navy officer whose wife paints: what follows
+    "I'm a" up to the clause's end shares no word with the speaker's persona."""
+    p = ctx.persona
+    own = key_terms(f"{p.name} {p.innate} {p.learned} {p.currently} {p.lifestyle}")
+    for found in _IDENTITY.finditer(text.replace("’", "'")):
+        claimed = re.split(r"[.,;!?]", text[found.end() :], maxsplit=1)[0]
+        if key_terms(claimed) and not key_terms(claimed) & own:
+            return f"says {found[0] + claimed!r}"
+    return None
+
+
+@check(
     "reply.takes_back",
     reason="denies knowing what the answer it follows just told",
     stages=frozenset((Stage.REPLY,)),

@@ -65,6 +65,7 @@ class Cast:
     deeds: tuple[Deed, ...] = ()
     numbers: frozenset[str] = frozenset()  # the numbers of the texts at hand
     days: frozenset[str] = frozenset()  # of those, days of a month ("February 14", "14th")
+    acquainted: bool = False  # a text at hand names both: they have met, or are kin
 
     @classmethod
     def of(cls, speaker: str, listener: str, people: Iterable[str], texts: Iterable[str]) -> Cast:
@@ -76,7 +77,8 @@ class Cast:
         deeds = tuple(d for text in texts for d in deeds_in(text, speaker, names))
         numbers = frozenset(n for text in texts for n in _numbers(text))
         days = frozenset(day for text in texts for day in days_of_month(text))
-        return cls(speaker, listener, names, frozenset(words), deeds, numbers, days)
+        acquainted = bool(listener) and any(listener in t and speaker in t for t in texts)
+        return cls(speaker, listener, names, frozenset(words), deeds, numbers, days, acquainted)
 
     def person_words(self) -> frozenset[str]:
         """The words of the people's names, lowercase."""
@@ -146,12 +148,15 @@ def foreign(text: str, cast: Cast) -> str | None:
 
 def wrong_part(text: str, cast: Cast) -> str | None:
     """Role confusion: the speaker claims another's name ('I'm Tomas' said by Vera),
+    introduces itself to one it knows ('Hi Jennifer, I'm Sam' said to his wife),
     addresses itself ('Hi Vera!' said by Vera), or, talking with a known listener,
     greets someone else."""
     own = {w.lower() for w in cast.speaker.split()}
     people = cast.person_words()
     for name in _claimed(text):
         low = name.lower()
+        if low in own and cast.acquainted:
+            return f"introduces itself ({name}) to {cast.listener}, whom it knows"
         if low in own:
             continue
         if low in people or not (low in cast.known or _common(name)):
