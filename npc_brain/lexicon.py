@@ -59,6 +59,9 @@ NOT_NAMES = _words(
     "whoa gosh darling honey sweetie buddy folks guys lovely"
 )
 
+# Words that say a thing cannot be had or used for now ("Bay 3 stays sealed", "the east
+# gate closed all day Thursday"), as written: "close" may be "near".
+BARRING = _words("closed shut shutting sealed cancelled canceled forbidden banned barred")
 # English's verbs of trade, as lemmas ("sells a dagger for 12 coins"), of having ("got
 # flour?"), and the words of trading that name no ware ("What's the price?", "how much").
 TRADE_VERBS = _words("sell cost charge price buy pay ask")

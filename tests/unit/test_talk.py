@@ -316,6 +316,33 @@ def test_asked_what_someone_said_the_npc_tells_only_what_was_said(tmp_path: Path
     assert "painted red" in reply.text
 
 
+def test_a_request_a_memory_bars_is_declined_with_it(tmp_path: Path) -> None:
+    """What the NPC knows bars a request for the thing it names, at the time asked: the
+    sealed bay, the forge shut on Friday; not another bay, nor another day."""
+    brain = station(tmp_path)
+    sealed = "Kai Moreau sealed docking bay 3 after a coolant leak and moved the Plover to bay 5"
+    asyncio.run(
+        brain.add_memory(
+            "halcyon", "kai", NOW - 5 * HOUR, MemoryKind.OBSERVATION, Observation(sealed)
+        )
+    )
+    _, bay3 = said(brain, "halcyon", "kai", "Can you put my ship in docking bay 3?")
+    assert bay3.text.startswith("I'm sorry, I can't. I sealed docking bay 3"), bay3.text
+    _, bay5 = said(brain, "halcyon", "kai", "Can you put my ship in docking bay 5?")
+    assert not bay5.text.startswith("I'm sorry, I can't."), bay5.text
+    village_brain = village(tmp_path / "village", reply_wording="plain")
+    shut = "Bram Holt plans to keep the forge shut on Friday for his cousin's wedding"
+    asyncio.run(
+        village_brain.add_memory(
+            "thornbury", "bram", NOW - HOUR, MemoryKind.PLAN, Observation(shut)
+        )
+    )
+    _, friday = said(village_brain, "thornbury", "bram", "Can you open the forge for me on Friday?")
+    assert friday.text.startswith("I'm sorry, I can't. I plan to keep the forge shut"), friday.text
+    _, today = said(village_brain, "thornbury", "bram", "Can you open the forge for me today?")
+    assert not today.text.startswith("I'm sorry, I can't."), today.text
+
+
 def test_a_question_inside_do_you_know_is_about_its_subject_not_the_npc(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
     for line in ("Have you heard of anyone running for mayor? Who?", "Do you know who sells rope?"):

@@ -250,7 +250,7 @@ _IDENTITY = re.compile(r"\bI(?:'m| am)(?: just| not| only)? (?:a|an)\b", re.IGNO
     stages=frozenset((Stage.LINE,)),
 )
 def _claims_another_identity(text: str, ctx: Context) -> str | None:
-    """ "I'm a painter" said by a retired navy officer whose wife paints: what follows
+    """ "I'm a weaver" said by a blacksmith whose wife weaves: what follows
     "I'm a" up to the clause's end shares no word with the speaker's persona."""
     p = ctx.persona
     own = key_terms(f"{p.name} {p.innate} {p.learned} {p.currently} {p.lifestyle}")

@@ -148,7 +148,7 @@ def foreign(text: str, cast: Cast) -> str | None:
 
 def wrong_part(text: str, cast: Cast) -> str | None:
     """Role confusion: the speaker claims another's name ('I'm Tomas' said by Vera),
-    introduces itself to one it knows ('Hi Jennifer, I'm Sam' said to his wife),
+    introduces itself to one it knows ('Hi Marta, I'm Oren' said to his wife),
     addresses itself ('Hi Vera!' said by Vera), or, talking with a known listener,
     greets someone else."""
     own = {w.lower() for w in cast.speaker.split()}

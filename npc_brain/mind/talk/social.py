@@ -9,12 +9,12 @@ from collections.abc import Sequence
 import numpy as np
 from lemminflect import getAllLemmas
 
-from npc_brain.lexicon import THANKING
+from npc_brain.lexicon import BARRING, THANKING
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
-from npc_brain.memory.when import anchor
+from npc_brain.memory.when import CALENDAR_WORDS, HOUR, anchor
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
-from npc_brain.mind.talk.answers import names_in
+from npc_brain.mind.talk.answers import key_terms, names_in
 from npc_brain.mind.talk.realise import (
     asks_yes_or_no,
     promised,
@@ -48,7 +48,7 @@ from npc_brain.mind.talk.trade import (
     ware,
 )
 from npc_brain.mind.talk.understand import asks_doing_now, surely
-from npc_brain.words import lower_words, sentences
+from npc_brain.words import CLAUSE_WORDS, lower_words, sentences
 
 
 def introduction(identity: str) -> str:
@@ -123,6 +123,9 @@ async def _request(scene: Scene) -> Answer:
     to it when that is itself ("Of course, I'll take a look at your arm."), and names
     who does when it is someone else. What the NPC sells it grants with the price."""
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    if (barred := await _barred(scene, recalled)) is not None:  # "Bay 3 stays sealed"
+        refused = ("I'm sorry, I can't.", scene.say(barred))
+        return Answer(refused, (barred.description,), answered=True)
     # with game actions declared, only they grant (deeds.py): words alone promise nothing
     granted = "" if scene.agent.actions else "Of course."
     if sold := _sold(scene, recalled, granted=granted):
@@ -149,6 +152,44 @@ async def _request(scene: Scene) -> Answer:
             declined.append(scene.say(known))
             grounds.append(known.description)
     return Answer(tuple(declined), tuple(grounds))
+
+
+async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecord | None:
+    """A memory that bars what a request asks for: it bears on the line, and one of its
+    clauses names a thing the line asks about (not only a day; with the line's numbers),
+    says it cannot be had (lexicon.BARRING: "sealed", "closed") and holds at the time
+    asked (its own day, if it names one, meets the line's; else it holds now): "can I
+    dock in bay 3?" with "Bay 3 stays sealed"."""
+    text = scene.heard.text
+    asked = key_terms(promised(text) or text) - key_terms(" ".join(CALENDAR_WORDS))
+    asked -= key_terms(f"{scene.me} {scene.speaker}")
+    wanted = scene.heard.when
+    start, end = (wanted.start, wanted.end) if wanted else (scene.now, scene.now + HOUR)
+    numbers = {w for w in lower_words(text) if w.isdigit()}  # "bay 5" is not "bay 3"
+    for memory in await relevant(scene, recalled):
+        for clause in _clauses(memory.description):
+            words = set(lower_words(clause))
+            if not words & BARRING or not asked & key_terms(clause) or not numbers <= words:
+                continue
+            then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
+            if then is None or (then.start < end and start < then.end):
+                return memory
+    return None
+
+
+def _clauses(text: str) -> list[str]:
+    """A text's clauses: its parts between commas, semicolons and clause words ("I
+    sealed Docking Bay 3 and moved the barge to Bay 5": two)."""
+    out: list[str] = []
+    for part in text.replace(";", ",").split(","):
+        clause: list[str] = []
+        for word in part.split():
+            if word.lower() in CLAUSE_WORDS and clause:
+                out.append(" ".join(clause))
+                clause = []
+            clause.append(word)
+        out.append(" ".join(clause))
+    return [c for c in out if c]
 
 
 async def _known_of(
