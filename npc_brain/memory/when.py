@@ -105,6 +105,21 @@ class Window:
         return (self.start + self.end) / 2 > now
 
 
+def _colon_clocks(text: str) -> str:
+    """A 24-hour clock's "0300" after a word of time ("at", "from", "until") written
+    "03:00", which dateparser reads as an hour, not as the year 300."""
+
+    def written(found: re.Match[str]) -> str:
+        before = text[: found.start()].split()[-1:]
+        timed = found[6] and before and before[0].lower() in _CLOCK_WORDS
+        return f"{found[6]}:{found[7]}" if timed else found[0]
+
+    return _CLOCK.sub(written, text)
+
+
+_CLOCK_WORDS = frozenset(("at", "from", "to", "until", "till", "by", "before", "after", "around"))
+
+
 def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     """The window of game time `text` anchors to, or None when it names no time. A
     weekday or date alone is the next one for a line in the future or present tense and
@@ -113,6 +128,7 @@ def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     the morning"); a month or a week is the calendar's ("this month": from the 1st). A
     span that runs up to now ("since Monday", "in the last few days", "over the past
     week") ends now. `prefer` ("past" or "future") overrides the tense."""
+    text = _colon_clocks(text)
     base = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     if (running := _up_to_now(text, base, now)) is not None:
         return running

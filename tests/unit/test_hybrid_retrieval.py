@@ -158,6 +158,8 @@ def _hours(window: object) -> tuple[str, str]:
         ("Anything new since Monday?", ("31 00", "02 09")),  # up to now
         ("Did anything happen in the last few days?", ("30 09", "02 09")),
         ("What happened over the past week?", ("26 09", "02 09")),
+        ("Can you come by on Friday at 0300?", ("04 02", "04 04")),  # a station's clock
+        ("What are you doing tomorrow from 1400?", ("03 13", "03 15")),
     ],
 )
 def test_a_part_of_a_day_an_ordinal_day_and_a_calendar_month(
@@ -165,7 +167,8 @@ def test_a_part_of_a_day_an_ordinal_day_and_a_calendar_month(
 ) -> None:
     """A part of the day narrows its day; a lone ordinal is a day of a month (dateparser
     reads it as a month); a month is the calendar's, from its 1st; a span since a time
-    ends now (NOW is Wednesday 2 April, 9 am)."""
+    ends now; a 24-hour clock's "0300" is an hour, not a year (NOW is Wednesday 2 April,
+    9 am)."""
     assert _hours(anchor(question, NOW)) == window
 
 
