@@ -343,6 +343,23 @@ def test_a_request_a_memory_bars_is_declined_with_it(tmp_path: Path) -> None:
     assert not today.text.startswith("I'm sorry, I can't."), today.text
 
 
+def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the_plan(
+    tmp_path: Path,
+) -> None:
+    """A plan of some hours (not a day's plan, which holds its work too) takes the time
+    it names: asked for that time, the NPC says its plan; for another, it is free."""
+    brain = station(tmp_path)
+    plan = "Imani Osei plans to scan the night crew on Friday from 0800 to 1000"
+    asyncio.run(brain.add_memory("halcyon", "osei", NOW - HOUR, MemoryKind.PLAN, Observation(plan)))
+    _, busy = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 0900?")
+    assert (
+        busy.text
+        == "I'm sorry, I can't then. I plan to scan the night crew on Friday from 0800 to 1000."
+    )
+    _, free = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 1600?")
+    assert not free.text.startswith("I'm sorry, I can't then."), free.text
+
+
 def test_a_question_inside_do_you_know_is_about_its_subject_not_the_npc(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
     for line in ("Have you heard of anyone running for mayor? Who?", "Do you know who sells rope?"):

@@ -11,7 +11,7 @@ from lemminflect import getAllLemmas
 
 from npc_brain.lexicon import BARRING, THANKING
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
-from npc_brain.memory.when import CALENDAR_WORDS, HOUR, anchor
+from npc_brain.memory.when import CALENDAR_WORDS, DAY, HOUR, anchor
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.answers import key_terms, names_in
@@ -126,6 +126,9 @@ async def _request(scene: Scene) -> Answer:
     if (barred := await _barred(scene, recalled)) is not None:  # "Bay 3 stays sealed"
         refused = ("I'm sorry, I can't.", scene.say(barred))
         return Answer(refused, (barred.description,), answered=True)
+    if (busy := _busy_then(scene)) is not None:  # "fix my drone on Friday at 0300?"
+        refused = ("I'm sorry, I can't then.", scene.say(busy))
+        return Answer(refused, (busy.description,), answered=True)
     # with game actions declared, only they grant (deeds.py): words alone promise nothing
     granted = "" if scene.agent.actions else "Of course."
     if sold := _sold(scene, recalled, granted=granted):
@@ -174,6 +177,24 @@ async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecor
             then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
             if then is None or (then.start < end and start < then.end):
                 return memory
+    return None
+
+
+def _busy_then(scene: Scene) -> MemoryRecord | None:
+    """The NPC's own plan for a time within the one a request asks for, the latest made:
+    a plan of some hours ("switch the reactor to backup power on Friday from 0200"), not
+    a whole day's plan, which holds the NPC's work too."""
+    wanted = scene.heard.when
+    if wanted is None or not wanted.future(scene.now):
+        return None
+    records = scene.world.stream(scene.agent.agent_id).records
+    plans = [m for m in records if m.kind == MemoryKind.PLAN and own(m, scene)]
+    for memory in sorted(plans, key=lambda m: -m.created):
+        then = anchor(memory.description, memory.created, prefer="future")
+        if then is None or then.end - then.start >= DAY:
+            continue
+        if then.start < wanted.end and wanted.start < then.end:
+            return memory
     return None
 
 
