@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from npc_brain.memory.records import GameTime
 from npc_brain.memory.when import DAY, anchor, past_tense, reported
+from npc_brain.words import DETERMINERS, MODALS, PERSONAL
 
 TIME = (
     r"(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)?(?![\d:])"
@@ -68,7 +69,7 @@ def commitments_in(text: str, written: GameTime) -> list[Commitment]:
     day it was written, when the hour is still ahead). Told in the past tense ("there
     was a meeting at 10"), an hour already past is no commitment; nor is an event one
     says one will not go to ("I can't make the dance at 7")."""
-    event = _EVENTS.search(text)
+    event = _event(text)
     if event is None:
         return []
     hours = hours_of(_clause_of(text, event)) or hours_of(text)
@@ -132,8 +133,22 @@ def hours_of(text: str) -> tuple[int, int] | None:
 def event_activity(text: str) -> str | None:
     """What one does for the event a text names, or None: "go to the feast at the Long
     Hall"."""
-    event = _EVENTS.search(text)
+    event = _event(text)
     return None if event is None else _activity(event)
+
+
+def _event(text: str) -> re.Match[str] | None:
+    """The first event noun of a text that is a noun: not a verb after "to", a subject
+    or a modal ("to show the boat", "we race at dawn", "I'll show you")."""
+    for found in _EVENTS.finditer(text):
+        words = found.group(1).split()
+        before = (text[: found.start()].split()[-1:] if len(words) == 1 else words[:1]) or [""]
+        if before[0].lower().replace("’", "'") not in _BEFORE_A_VERB:
+            return found
+    return None
+
+
+_BEFORE_A_VERB = PERSONAL - DETERMINERS | MODALS | {"to", "i'll", "we'll", "you'll", "they'll"}
 
 
 def _activity(event: re.Match[str]) -> str:

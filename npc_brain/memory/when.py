@@ -15,7 +15,7 @@ from dateparser.search import search_dates
 from lemminflect import getAllLemmas, getInflection
 
 from npc_brain.memory.records import GameTime
-from npc_brain.words import DETERMINERS, MODALS
+from npc_brain.words import DETERMINERS, MODALS, NUMBER_WORDS
 
 HOUR = 3600.0
 DAY = 24 * HOUR
@@ -178,17 +178,19 @@ def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     return Window(start, start + length, phrase)
 
 
-# A span that runs up to now: "since Monday", "in the last few days", "the past week".
+# A span that runs up to now ("since Monday", "in the last few days", "the past week")
+# or from now ("the next few days", "the coming week").
 _SINCE = re.compile(r"\bsince\s+(.+?)\s*(?=[?.!,;]|$)", re.IGNORECASE)
 _LAST = re.compile(
-    r"\bthe\s+(?:last|past)\s+(?:(few|couple\s+of|\w+)\s+)?(hour|day|week|month)s?\b",
+    r"\bthe\s+(last|past|next|coming)\s+(?:(few|couple\s+of|\w+)\s+)?(hour|day|week|month)s?\b",
     re.IGNORECASE,
 )
 _FEW = {"few": "3", "couple of": "2"}
 
 
 def _up_to_now(text: str, base: dt.datetime, now: GameTime) -> Window | None:
-    """The window from a time named in the past up to now, or None."""
+    """The window from a time named in the past up to now, or from now over the next
+    hours, days or weeks named; or None."""
     if (since := _SINCE.search(text)) is not None:
         start = anchor(f"what happened {since[1]}", now)  # read as the past
         if start is not None and start.start < now:
@@ -196,8 +198,11 @@ def _up_to_now(text: str, base: dt.datetime, now: GameTime) -> Window | None:
         return None
     if (last := _LAST.search(text)) is None:
         return None
-    count = " ".join((last[1] or "1").lower().split())
-    ago = f"{_FEW.get(count, count)} {last[2]}s ago"
+    count = _FEW.get(c := " ".join((last[2] or "1").lower().split()), c)
+    if last[1].lower() in ("next", "coming"):
+        number = int(count) if count.isdigit() else NUMBER_WORDS.get(count, 1)
+        return Window(now, now + number * UNITS[last[3].lower()], last[0])
+    ago = f"{count} {last[3]}s ago"
     moment = _parser("past", base).get_date_data(ago).date_obj
     if moment is None:
         return None

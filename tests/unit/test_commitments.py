@@ -58,6 +58,8 @@ def _said(commitments: list[object]) -> list[tuple[str, str, float]]:
         ("There was a meeting yesterday at 10 am", []),
         ("The abbot said a service will be held some day", []),  # no hour
         ("Tomas rang the bell at 6 am", []),  # no event
+        ("Tomas plans to show the boat to a buyer on Friday at 10 am", []),  # a verb
+        ("We race the ferry on Friday at 6 am", []),
         ("Tomas can't make the Harbour feast on Friday at 6 pm", []),  # declined
         (  # a plan's items: the event's own hour, and no hour taken for its place
             "Elin Varga's plan for March 4: sail out with the tide at 5 am, haul the nets "

@@ -159,6 +159,7 @@ def _hours(window: object) -> tuple[str, str]:
         ("Did anything happen in the last few days?", ("30 09", "02 09")),
         ("What happened over the past week?", ("26 09", "02 09")),
         ("Can you come by on Friday at 0300?", ("04 02", "04 04")),  # a station's clock
+        ("Got anything on for the next few days?", ("02 09", "05 09")),  # from now
         ("What are you doing tomorrow from 1400?", ("03 13", "03 15")),
     ],
 )

@@ -360,6 +360,16 @@ def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the
     assert not free.text.startswith("I'm sorry, I can't then."), free.text
 
 
+def test_asked_its_plans_for_the_next_days_the_npc_tells_the_plans_it_made_for_then(
+    tmp_path: Path,
+) -> None:
+    brain = station(tmp_path)
+    plan = "Imani Osei plans to restock the med bay on Friday at 0900"
+    asyncio.run(brain.add_memory("halcyon", "osei", NOW - HOUR, MemoryKind.PLAN, Observation(plan)))
+    _, ahead = said(brain, "halcyon", "osei", "Got anything on for the next few days?")
+    assert ahead.text == "I plan to restock the med bay on Friday at 0900."
+
+
 def test_a_question_inside_do_you_know_is_about_its_subject_not_the_npc(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
     for line in ("Have you heard of anyone running for mayor? Who?", "Do you know who sells rope?"):

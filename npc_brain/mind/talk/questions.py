@@ -36,6 +36,7 @@ from npc_brain.mind.talk.scene import (
     persona_said,
     place_name,
     planned,
+    plans_within,
     relevant,
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
@@ -293,6 +294,8 @@ async def _plans(scene: Scene) -> Answer:
     bearing = await relevant(scene, recalled)
     asked_me = to_you(scene.heard.text)
     found = ([m for m in bearing if own(m, scene)] if asked_me else []) or bearing
+    if not found and asked_me and when is not None:  # its plans for the time asked
+        found = plans_within(scene, when.start, when.end)
     if not found and asked_me:  # asked its plans: the plans it made
         found = [m for m in recalled if m.kind == MemoryKind.PLAN and own(m, scene)]
     if when is not None and asked_me and (booked := _booked(scene, when.start, when.end)):

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from npc_brain.lexicon import TRADE_VERBS
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.when import clock_times
+from npc_brain.memory.when import DAY, anchor, clock_times
 from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
 from npc_brain.mind.talk.answers import key_terms, retold, said_line, ungreeted
@@ -175,6 +175,22 @@ def own(memory: MemoryRecord, scene: Scene) -> bool:
     """A memory of the NPC's own doings or plans."""
     first = scene.me.split()[0]
     return memory.kind == MemoryKind.PLAN or memory.description.startswith((scene.me, first))
+
+
+def plans_within(scene: Scene, start: GameTime, end: GameTime) -> list[MemoryRecord]:
+    """The NPC's own plans of some hours (not a whole day's plan) for a time between
+    `start` and `end`, read from their words on the day each was made ("switch the
+    reactor to backup power on Friday from 0200"), the latest made first."""
+    records = scene.world.stream(scene.agent.agent_id).records
+    plans = [m for m in records if m.kind == MemoryKind.PLAN and own(m, scene)]
+    found = []
+    for memory in sorted(plans, key=lambda m: -m.created):
+        then = anchor(memory.description, memory.created, prefer="future")
+        if then is None or then.end - then.start >= DAY:
+            continue  # no time, or a whole day's plan
+        if then.start < end and start < then.end:
+            found.append(memory)
+    return found
 
 
 def persona_said(scene: Scene) -> dict[str, str]:

@@ -11,7 +11,7 @@ from lemminflect import getAllLemmas
 
 from npc_brain.lexicon import BARRING, THANKING
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
-from npc_brain.memory.when import CALENDAR_WORDS, DAY, HOUR, anchor
+from npc_brain.memory.when import CALENDAR_WORDS, HOUR, anchor
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
 from npc_brain.mind.talk.answers import key_terms, names_in
@@ -32,6 +32,7 @@ from npc_brain.mind.talk.scene import (
     own,
     persona_said,
     place_phrase,
+    plans_within,
     priced,
     relevant,
 )
@@ -181,21 +182,12 @@ async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecor
 
 
 def _busy_then(scene: Scene) -> MemoryRecord | None:
-    """The NPC's own plan for a time within the one a request asks for, the latest made:
-    a plan of some hours ("switch the reactor to backup power on Friday from 0200"), not
-    a whole day's plan, which holds the NPC's work too."""
+    """The NPC's own plan for a time within the one a request asks for (a plan of some
+    hours; a whole day's plan holds the NPC's work too), the latest made."""
     wanted = scene.heard.when
     if wanted is None or not wanted.future(scene.now):
         return None
-    records = scene.world.stream(scene.agent.agent_id).records
-    plans = [m for m in records if m.kind == MemoryKind.PLAN and own(m, scene)]
-    for memory in sorted(plans, key=lambda m: -m.created):
-        then = anchor(memory.description, memory.created, prefer="future")
-        if then is None or then.end - then.start >= DAY:
-            continue
-        if then.start < wanted.end and wanted.start < then.end:
-            return memory
-    return None
+    return next(iter(plans_within(scene, wanted.start, wanted.end)), None)
 
 
 def _clauses(text: str) -> list[str]:
