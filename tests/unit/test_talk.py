@@ -363,9 +363,15 @@ def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the
 def test_asked_its_plans_for_the_next_days_the_npc_tells_the_plans_it_made_for_then(
     tmp_path: Path,
 ) -> None:
+    """However many memories are nearer the line's words (more than a reply recalls)."""
     brain = station(tmp_path)
     plan = "Imani Osei plans to restock the med bay on Friday at 0900"
     asyncio.run(brain.add_memory("halcyon", "osei", NOW - HOUR, MemoryKind.PLAN, Observation(plan)))
+    for i in range(15):
+        seen = Observation(f"Imani Osei saw that crew member {i} got anything they needed")
+        asyncio.run(
+            brain.add_memory("halcyon", "osei", NOW - i * HOUR, MemoryKind.OBSERVATION, seen)
+        )
     _, ahead = said(brain, "halcyon", "osei", "Got anything on for the next few days?")
     assert ahead.text == "I plan to restock the med bay on Friday at 0900."
 
