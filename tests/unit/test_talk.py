@@ -376,6 +376,18 @@ def test_asked_its_plans_for_the_next_days_the_npc_tells_the_plans_it_made_for_t
     assert ahead.text == "I plan to restock the med bay on Friday at 0900."
 
 
+def test_asked_its_opinion_of_a_place_it_has_no_memory_of_the_npc_says_who_keeps_it(
+    tmp_path: Path,
+) -> None:
+    brain = station(tmp_path)
+    places = ["Halcyon:Ring A:med bay", "Halcyon:Ring B:cantina"]
+    asyncio.run(brain.perceive("halcyon", "kai", NOW - HOUR, [], places))
+    _, kept = said(brain, "halcyon", "kai", "Is the med bay any good?")
+    assert kept.text.startswith("The med bay? Imani Osei runs the med bay of Halcyon Station")
+    _, nobody = said(brain, "halcyon", "kai", "Is the cantina any good?")
+    assert nobody.text == "I don't have much of an opinion on that."
+
+
 def test_a_question_inside_do_you_know_is_about_its_subject_not_the_npc(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
     for line in ("Have you heard of anyone running for mayor? Who?", "Do you know who sells rope?"):

@@ -20,7 +20,7 @@ from npc_brain.mind.talk.intent import an_event
 from npc_brain.mind.talk.invitation import said_when
 from npc_brain.mind.talk.realise import described, first_person, sentence, turned_round
 from npc_brain.mind.talk.relations import relationship
-from npc_brain.mind.talk.roles import role_likeness
+from npc_brain.mind.talk.roles import keepers_of, role_likeness
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
     RELATED,
@@ -34,6 +34,7 @@ from npc_brain.mind.talk.scene import (
     lowered,
     own,
     persona_said,
+    place_as_said,
     place_name,
     planned,
     plans_within,
@@ -82,11 +83,15 @@ async def _opinion(scene: Scene) -> Answer:
         return await _opinion_of(scene)
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
     for address in scene.heard.places:  # what it knows of the place asked about
-        name = place_name(address).removeprefix("the ")
+        name = place_as_said(address, scene.heard.text)
         about = [m for m in recalled if name.lower() in m.description.lower()]
         if about:
             said = (sentence(f"{name}? {scene.say(about[0])}"),)
             return Answer(said, tuple(scene.grounds), answered=True)
+        kept = [k for k in keepers_of(scene, address) if k.name != scene.me]
+        if kept:  # else who keeps it: "The mill? Oskar Lind grinds the valley's grain."
+            keeper = described(kept[0].name, kept[0].learned, kept[0].pronoun)
+            return Answer((sentence(f"{name}? {keeper}"),), (keeper,), answered=True)
     found = await relevant(scene, recalled)
     if found:
         return Answer((scene.say(found[0]),), tuple(scene.grounds), answered=True)

@@ -15,6 +15,7 @@ from npc_brain.memory.records import MemoryRecord, SourceKind
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.realise import first_person, persona_sentences, promised
 from npc_brain.mind.talk.scene import Scene, priced
+from npc_brain.persona import Persona
 from npc_brain.words import CLAUSE_WORDS, PLACE_PREPOSITIONS, lower_words, sentences
 
 FITS = 0.2  # cosine of a request to a role from which the role may do it
@@ -114,3 +115,18 @@ def keeps(role: str, address: str) -> bool:
 def names_part(role: str, part: str) -> bool:
     """Whether a role names a part of a place ("supply depot"), as a whole word."""
     return f" {' '.join(lower_words(part))} " in f" {' '.join(lower_words(role))} "
+
+
+def keepers_of(scene: Scene, address: str) -> list[Persona]:
+    """Who of the world keeps a place: those who live there, else those whose role
+    names its spot ("who runs the supply depot"), else its area ("the keeper of the Red
+    Boar Tavern")."""
+    agents = [a for i in scene.people if (a := scene.world.store.get_agent(i)) is not None]
+    living = [a.persona for a in agents if a.persona.home_address == address]
+    if living:
+        return living
+    for part in reversed(parts(address)):  # the spot first, then the area
+        found = [a.persona for a in agents if names_part(a.persona.learned, part)]
+        if found:
+            return found
+    return []

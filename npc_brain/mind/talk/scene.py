@@ -25,7 +25,7 @@ from npc_brain.mind.talk.realise import first_person, persona_sentences, reporte
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.mind.world import World
 from npc_brain.persona import AgentRecord
-from npc_brain.words import DETERMINERS, sentences, spans
+from npc_brain.words import DETERMINERS, lower_words, sentences, spans
 
 if TYPE_CHECKING:
     from npc_brain.mind.talk.deeds import Deed
@@ -269,6 +269,16 @@ def place_name(address: str) -> str:
     if area.lower().startswith("the ") or "'s " in area:
         return area
     return f"the {area}"
+
+
+def place_as_said(address: str, text: str) -> str:
+    """A place as a line names it: the part of its address the line says, the spot
+    first ("the med bay" of "Kestrel Station:Ring A:med bay"); else its area."""
+    words = f" {' '.join(lower_words(text))} "
+    for part in reversed(parts(address)):
+        if f" {' '.join(lower_words(part))} " in words:
+            return _the(part)
+    return place_name(address)
 
 
 def place_phrase(address: str) -> str:

@@ -21,7 +21,7 @@ from npc_brain.mind.talk.realise import (
     sentence,
 )
 from npc_brain.mind.talk.relations import relationship
-from npc_brain.mind.talk.roles import names_part, own_work, role_likeness
+from npc_brain.mind.talk.roles import keepers_of, own_work, role_likeness
 from npc_brain.mind.talk.scene import (
     CANDIDATES,
     RELATED,
@@ -340,16 +340,16 @@ async def _directions(scene: Scene) -> Answer:
     depot at Ring B. Dela Okafor is there.")."""
     places = [p for p in scene.places if p != scene.agent.persona.home_address] or scene.places
     named = [p for p in scene.heard.places if p in places]
-    keepers = {p: _keepers(scene, p) for p in places}
+    keepers = {p: keepers_of(scene, p) for p in places}
     for agent_id in scene.heard.people:  # "how do I get to the herbalist?": where they live
         agent = scene.world.store.get_agent(agent_id)
         if not named and agent is not None and agent.persona.home_address in places:
             named = [agent.persona.home_address]
-            keepers[named[0]] = [(agent.persona.name, agent.persona.learned)]
+            keepers[named[0]] = [agent.persona]
     if not named and places:
         # each place by its nearest part: what it is, each thing it affords, who keeps it
         profiles = [
-            [" ".join(parts(p)), *affordances(p), *(role for _, role in keepers[p])] for p in places
+            [" ".join(parts(p)), *affordances(p), *(k.learned for k in keepers[p])] for p in places
         ]
         vectors = iter(await scene.embed([t for texts in profiles for t in texts]))
         likeness = np.array(
@@ -372,30 +372,12 @@ async def _directions(scene: Scene) -> Answer:
     if spot and spot in scene.heard.text.lower() and spot not in asked[0].lower():
         said = [sentence(f"{place_phrase(asked[1])} is at {place_phrase(asked[0])}")]  # asked
     if len(keepers.get(named[0], [])) == 1:
-        said.append(sentence(f"{keepers[named[0]][0][0]} is there"))
+        said.append(sentence(f"{keepers[named[0]][0].name} is there"))
     scene.grounds.extend(named)
     return Answer(tuple(said), tuple(named), answered=True)
 
 
 ALSO = 0.05  # how much less near a second place may be and still be named
-
-
-def _keepers(scene: Scene, address: str) -> list[tuple[str, str]]:
-    """Who of the world keeps a place (name, role): those who live there, else those
-    whose role names its spot ("who runs the supply depot"), else its area ("the keeper
-    of the Red Boar Tavern")."""
-    agents = [a for i in scene.people if (a := scene.world.store.get_agent(i)) is not None]
-    living = [
-        (a.persona.name, a.persona.learned) for a in agents if a.persona.home_address == address
-    ]
-    if living:
-        return living
-    roles = {a.persona.name: a.persona.learned for a in agents}
-    for part in reversed(parts(address)):  # the spot first, then the area
-        found = [(n, r) for n, r in roles.items() if names_part(r, part)]
-        if found:
-            return found
-    return []
 
 
 def time_greeting(now: GameTime) -> str:
