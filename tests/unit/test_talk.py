@@ -209,6 +209,7 @@ def test_first_refusal_names_the_rule() -> None:
         ("Hi Ana! I'm a net mender, you know.", True),  # Ana's trade, not Bram's
         ("Hi Ana! I'm a blacksmith, and the forge is hot today.", False),
         ("Hi Ana! How are the nets?", False),
+        ('Hi Ana! Tomas Reyes told me: "I\'m a fisherman, and proud of it."', False),  # quoted
     ],
 )
 def test_a_speaker_does_not_claim_what_its_persona_does_not_say(line: str, refused: bool) -> None:

@@ -250,12 +250,14 @@ _IDENTITY = re.compile(r"\bI(?:'m| am)(?: just| not| only)? (?:a|an)\b", re.IGNO
     stages=frozenset((Stage.LINE,)),
 )
 def _claims_another_identity(text: str, ctx: Context) -> str | None:
-    """ "I'm a weaver" said by a blacksmith whose wife weaves: what follows
-    "I'm a" up to the clause's end shares no word with the speaker's persona."""
+    """ "I'm a weaver" said by a blacksmith whose wife weaves: what follows "I'm a" up
+    to the clause's end (outside what the line quotes) shares no word with the
+    speaker's persona."""
     p = ctx.persona
     own = key_terms(f"{p.name} {p.innate} {p.learned} {p.currently} {p.lifestyle}")
-    for found in _IDENTITY.finditer(text.replace("’", "'")):
-        claimed = re.split(r"[.,;!?]", text[found.end() :], maxsplit=1)[0]
+    spoken = own_words(text).replace("’", "'")  # not what it quotes another saying
+    for found in _IDENTITY.finditer(spoken):
+        claimed = re.split(r"[.,;!?]", spoken[found.end() :], maxsplit=1)[0]
         if key_terms(claimed) and not key_terms(claimed) & own:
             return f"says {found[0] + claimed!r}"
     return None
