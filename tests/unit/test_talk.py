@@ -275,6 +275,13 @@ def test_an_opinion_of_a_person_says_what_the_npc_concluded_about_them(tmp_path:
     )
     _, concluded = said(brain, "thornbury", "ana", "What do you think of Tomas?")
     assert concluded.text == "I think Tomas Reyes keeps telling people he's selling his boat."
+    again = village(tmp_path / "again", reply_wording="plain")  # a reflection that thinks
+    thinks = "Ana Costa thinks Tomas Reyes should keep his boat and hire a deckhand."
+    asyncio.run(
+        again.add_memory("thornbury", "ana", NOW, MemoryKind.REFLECTION, Observation(thinks))
+    )
+    _, once = said(again, "thornbury", "ana", "What do you think of Tomas?")
+    assert once.text == "I think Tomas Reyes should keep his boat and hire a deckhand."
 
 
 def test_asked_about_a_day_ahead_the_npc_tells_what_it_agreed_to_do_then(tmp_path: Path) -> None:

@@ -241,8 +241,9 @@ async def _opinion_of(scene: Scene) -> Answer:
     recalled = await scene.recall(f"{name} {scene.heard.text}", CANDIDATES, kinds=list(CONCLUSIONS))
     concluded = [m for m in recalled if first.lower() in m.description.lower()]
     if concluded:
-        said = lowered(scene.say(concluded[0]))
-        return Answer((sentence(f"I think {said}"),), tuple(scene.grounds), answered=True)
+        said = scene.say(concluded[0])  # "I think ..." of a reflection that says so
+        thought = said if lower_words(said)[:2] == ["i", "think"] else f"I think {lowered(said)}"
+        return Answer((sentence(thought),), tuple(scene.grounds), answered=True)
     if view := relationship(scene.world, scene.agent.agent_id, named):
         return Answer((first_person(view, scene.me, scene.speaker),), (view,), answered=True)
     known = await _about_people(scene)
