@@ -62,6 +62,20 @@ def said(brain: Brain, world: str, agent: str, line: str, at: float = NOW) -> tu
     return conversed(brain, world, agent, at, line)
 
 
+def remember(
+    brain: Brain,
+    world: str,
+    agent: str,
+    text: str,
+    kind: MemoryKind = MemoryKind.OBSERVATION,
+    at: float = NOW - HOUR,
+    source: Source | None = None,
+) -> None:
+    """A memory the agent holds, written at `at`."""
+    observation = Observation(text, source=source) if source else Observation(text)
+    asyncio.run(brain.add_memory(world, agent, at, kind, observation))
+
+
 def village(tmp_path: Path, chat: ScriptedChat | None = None, **settings: object) -> Brain:
     brain = make_brain(
         tmp_path,
@@ -264,40 +278,24 @@ def test_an_opinion_of_a_person_says_what_the_npc_concluded_about_them(tmp_path:
     assert hearsay.text == (
         "I don't know Tomas well yet. Tomas Reyes told me that he is selling his boat."
     )
-    asyncio.run(
-        brain.add_memory(
-            "thornbury",
-            "ana",
-            NOW - HOUR,
-            MemoryKind.REFLECTION,
-            Observation("Tomas Reyes keeps telling people he's selling his boat."),
-        )
-    )
+    thinks = "Tomas Reyes keeps telling people he's selling his boat."
+    remember(brain, "thornbury", "ana", thinks, MemoryKind.REFLECTION)
     _, concluded = said(brain, "thornbury", "ana", "What do you think of Tomas?")
     assert concluded.text == "I think Tomas Reyes keeps telling people he's selling his boat."
     again = village(tmp_path / "again", reply_wording="plain")  # a reflection that thinks
     thinks = "Ana Costa thinks Tomas Reyes should keep his boat and hire a deckhand."
-    asyncio.run(
-        again.add_memory("thornbury", "ana", NOW, MemoryKind.REFLECTION, Observation(thinks))
-    )
+    remember(again, "thornbury", "ana", thinks, MemoryKind.REFLECTION, NOW)
     _, once = said(again, "thornbury", "ana", "What do you think of Tomas?")
     assert once.text == "I think Tomas Reyes should keep his boat and hire a deckhand."
 
 
 def test_asked_about_a_day_ahead_the_npc_tells_what_it_agreed_to_do_then(tmp_path: Path) -> None:
     brain = village(tmp_path, reply_wording="plain")
-    asyncio.run(
-        brain.add_memory(
-            "thornbury",
-            "bram",
-            NOW - HOUR,
-            MemoryKind.DIALOGUE,
-            Observation(
-                "Bram Holt said to Ana Costa: \"I'd love to come to the Harvest Feast at the"
-                ' Long Hall on Friday at 6 pm!"'
-            ),
-        )
+    said_to = (
+        "Bram Holt said to Ana Costa: \"I'd love to come to the Harvest Feast at the"
+        ' Long Hall on Friday at 6 pm!"'
     )
+    remember(brain, "thornbury", "bram", said_to, MemoryKind.DIALOGUE)
     _, friday = said(brain, "thornbury", "bram", "Are you going anywhere on Friday?")
     assert friday.text == "On Friday, May 16 at 6 pm I'll go to the Harvest Feast at the Long Hall."
     _, thursday = said(brain, "thornbury", "bram", "What will you do on Thursday?")
@@ -308,18 +306,12 @@ def test_asked_what_someone_said_the_npc_tells_only_what_was_said(tmp_path: Path
     """A plan that shares the question's words is no answer to what someone said."""
     brain = village(tmp_path, reply_wording="plain")
     plan = "Bram Holt's plan for May 14: shoe the reeve's horse, rehang the town gate"
-    asyncio.run(
-        brain.add_memory("thornbury", "bram", NOW - HOUR, MemoryKind.PLAN, Observation(plan))
-    )
+    remember(brain, "thornbury", "bram", plan, MemoryKind.PLAN)
     _, reply = said(brain, "thornbury", "bram", "What did the reeve say about the town gate?")
     assert "plan" not in reply.text and "rehang" not in reply.text
     told = Source(SourceKind.TOLD, "ana")
     words = "Ana Costa told Bram Holt that the reeve wants the town gate painted red"
-    asyncio.run(
-        brain.add_memory(
-            "thornbury", "bram", NOW - HOUR, MemoryKind.OBSERVATION, Observation(words, source=told)
-        )
-    )
+    remember(brain, "thornbury", "bram", words, source=told)
     _, reply = said(brain, "thornbury", "bram", "What did the reeve say about the town gate?")
     assert "painted red" in reply.text
 
@@ -329,22 +321,14 @@ def test_a_request_a_memory_bars_is_declined_with_it(tmp_path: Path) -> None:
     sealed bay, the forge shut on Friday; not another bay, nor another day."""
     brain = station(tmp_path)
     sealed = "Kai Moreau sealed docking bay 3 after a coolant leak and moved the Plover to bay 5"
-    asyncio.run(
-        brain.add_memory(
-            "halcyon", "kai", NOW - 5 * HOUR, MemoryKind.OBSERVATION, Observation(sealed)
-        )
-    )
+    remember(brain, "halcyon", "kai", sealed, at=NOW - 5 * HOUR)
     _, bay3 = said(brain, "halcyon", "kai", "Can you put my ship in docking bay 3?")
     assert bay3.text.startswith("I'm sorry, I can't. I sealed docking bay 3"), bay3.text
     _, bay5 = said(brain, "halcyon", "kai", "Can you put my ship in docking bay 5?")
     assert not bay5.text.startswith("I'm sorry, I can't."), bay5.text
     village_brain = village(tmp_path / "village", reply_wording="plain")
     shut = "Bram Holt plans to keep the forge shut on Friday for his cousin's wedding"
-    asyncio.run(
-        village_brain.add_memory(
-            "thornbury", "bram", NOW - HOUR, MemoryKind.PLAN, Observation(shut)
-        )
-    )
+    remember(village_brain, "thornbury", "bram", shut, MemoryKind.PLAN)
     _, friday = said(village_brain, "thornbury", "bram", "Can you open the forge for me on Friday?")
     assert friday.text.startswith("I'm sorry, I can't. I plan to keep the forge shut"), friday.text
     _, today = said(village_brain, "thornbury", "bram", "Can you open the forge for me today?")
@@ -358,7 +342,7 @@ def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the
     it names: asked for that time, the NPC says its plan; for another, it is free."""
     brain = station(tmp_path)
     plan = "Imani Osei plans to scan the night crew on Friday from 0800 to 1000"
-    asyncio.run(brain.add_memory("halcyon", "osei", NOW - HOUR, MemoryKind.PLAN, Observation(plan)))
+    remember(brain, "halcyon", "osei", plan, MemoryKind.PLAN)
     _, busy = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 0900?")
     assert (
         busy.text
@@ -374,12 +358,10 @@ def test_asked_its_plans_for_the_next_days_the_npc_tells_the_plans_it_made_for_t
     """However many memories are nearer the line's words (more than a reply recalls)."""
     brain = station(tmp_path)
     plan = "Imani Osei plans to restock the med bay on Friday at 0900"
-    asyncio.run(brain.add_memory("halcyon", "osei", NOW - HOUR, MemoryKind.PLAN, Observation(plan)))
+    remember(brain, "halcyon", "osei", plan, MemoryKind.PLAN)
     for i in range(15):
-        seen = Observation(f"Imani Osei saw that crew member {i} got anything they needed")
-        asyncio.run(
-            brain.add_memory("halcyon", "osei", NOW - i * HOUR, MemoryKind.OBSERVATION, seen)
-        )
+        seen = f"Imani Osei saw that crew member {i} got anything they needed"
+        remember(brain, "halcyon", "osei", seen, at=NOW - i * HOUR)
     _, ahead = said(brain, "halcyon", "osei", "Got anything on for the next few days?")
     assert ahead.text == "I plan to restock the med bay on Friday at 0900."
 
