@@ -476,6 +476,34 @@ def test_an_unsure_threat_is_granted_no_action_however_one_stands_out() -> None:
     assert answer is None or answer.deed is None
 
 
+FILL = GameAction(
+    "fill_skin",
+    "fill the asker's water skin at the well",
+    (ActionArgument("skin", ArgumentType.ITEM, (ActionOption("water_skin", "a water skin", 1),)),),
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "deal", "chosen"),
+    [
+        ("I'll have one of your water skins for the road.", "order", "sell"),
+        ("Fill my water skin before I go.", "order", "fill_skin"),  # its verb said
+        ("My water skin ran dry halfway across the flats.", "other", "fill_skin"),  # no order
+    ],
+)
+def test_a_ware_another_action_takes_is_bought_when_ordered_without_that_actions_verb(
+    line: str, deal: str, chosen: str
+) -> None:
+    """Filling a water skin takes the ware sold: nearest the line, it is asked for when
+    the line says its verb or is no order by its deal; an order buys the ware."""
+    vote = Vote("request", {"request": 0.9, "other": 0.1}, "")
+    heard = Heard(line, Act.REQUEST, vote, None, (), (), (), None, np.array([1, 0], np.float32))
+    heard = replace(heard, deal=Vote(deal, {deal: 0.9}, ""))
+    answer = _deed_answer(heard, (SELL, FILL), {FILL.description: 0.55, SELL.description: 0.5})
+    assert answer is not None and answer.deed is not None
+    assert answer.deed.action.name == chosen
+
+
 def test_a_faint_threat_asks_like_any_line_the_classifier_is_unsure_of() -> None:
     """ "Take me out to the salt oasis, the one past the dead palms" reads as a threat
     at 0.3 of the vote, under FAINT_THREAT: a rough order, asking for the guide."""

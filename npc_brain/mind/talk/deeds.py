@@ -146,7 +146,9 @@ async def deed_answer(scene: Scene) -> Answer | None:
         # you bake her a birthday cake?" to one who sells honey cakes and bakes to order)
         selling = next(i for i, a in enumerate(actions) if a.name == orders[0][1].action)
         nearer = max(likeness) - likeness[selling] >= FAR_NEARER
-        if nearest.name != orders[0][1].action and (_takes(nearest, orders[0][1]) or nearer):
+        if nearest.name != orders[0][1].action and (
+            _said_of(heard, nearest, orders[0][1]) or nearer
+        ):
             return await _granted(scene, nearest)
         return await _bought(scene, orders)
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
@@ -365,6 +367,18 @@ def _told(
     if wares:
         listed.append(catalogue(wares[:WARES]))
     return Answer(tuple(listed), tuple(listed), answered=True) if listed else Answer(())
+
+
+def _said_of(heard: Heard, action: GameAction, ware: Ware) -> bool:
+    """Whether a line asks another action of a ware it names: the action takes the ware,
+    and the line says its verb ("keep a fish pie back for me") or is no order by its deal
+    ("a seal chewed the mesh out of my hand net"); "I'll have one of your fish pies" and
+    "need an O2 canister" buy one, though keeping one aside or finding the missing ones
+    takes it too."""
+    deal = heard.deal
+    ordering = deal is not None and deal.label == Deal.ORDER
+    said = bool(_verbs(action) & _stems_of(heard.text))
+    return _takes(action, ware) and (said or not ordering)
 
 
 def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
