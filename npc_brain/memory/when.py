@@ -105,7 +105,7 @@ class Window:
         return (self.start + self.end) / 2 > now
 
 
-def _colon_clocks(text: str) -> str:
+def colon_clocks(text: str) -> str:
     """A 24-hour clock's "0300" after a word of time ("at", "from", "until") written
     "03:00", which dateparser reads as an hour, not as the year 300."""
 
@@ -128,7 +128,7 @@ def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     the morning"); a month or a week is the calendar's ("this month": from the 1st). A
     span that runs up to now ("since Monday", "in the last few days", "over the past
     week") ends now. `prefer` ("past" or "future") overrides the tense."""
-    text = _colon_clocks(text)
+    text = colon_clocks(text)
     base = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     if (running := _up_to_now(text, base, now)) is not None:
         return running

@@ -341,13 +341,15 @@ def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the
     """A plan of some hours (not a day's plan, which holds its work too) takes the time
     it names: asked for that time, the NPC says its plan; for another, it is free."""
     brain = station(tmp_path)
-    plan = "Imani Osei plans to scan the night crew on Friday from 0800 to 1000"
+    plan = "Imani Osei plans to scan the night crew on Friday from 0800 to 1200"
     remember(brain, "halcyon", "osei", plan, MemoryKind.PLAN)
     _, busy = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 0900?")
     assert (
         busy.text
-        == "I'm sorry, I can't then. I plan to scan the night crew on Friday from 0800 to 1000."
+        == "I'm sorry, I can't then. I plan to scan the night crew on Friday from 0800 to 1200."
     )
+    _, late = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 1130?")
+    assert late.text.startswith("I'm sorry, I can't then."), late.text  # within its hours
     _, free = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 1600?")
     assert not free.text.startswith("I'm sorry, I can't then."), free.text
 

@@ -15,9 +15,10 @@ from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
 from npc_brain.lexicon import TRADE_VERBS
+from npc_brain.memory.commitments import hours_of
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.when import DAY, anchor, clock_times
+from npc_brain.memory.when import DAY, HOUR, anchor, clock_times, colon_clocks
 from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
 from npc_brain.mind.talk.answers import key_terms, retold, said_line, ungreeted
@@ -180,7 +181,8 @@ def own(memory: MemoryRecord, scene: Scene) -> bool:
 def plans_within(scene: Scene, start: GameTime, end: GameTime) -> list[MemoryRecord]:
     """The NPC's own plans of some hours (not a whole day's plan) for a time between
     `start` and `end`, read from their words on the day each was made ("switch the
-    reactor to backup power on Friday from 0200"), the latest made first."""
+    reactor to backup power on Friday from 0200 to 0600": those hours of Friday), the
+    latest made first."""
     records = scene.world.stream(scene.agent.agent_id).records
     plans = [m for m in records if m.kind == MemoryKind.PLAN and own(m, scene)]
     found = []
@@ -188,7 +190,11 @@ def plans_within(scene: Scene, start: GameTime, end: GameTime) -> list[MemoryRec
         then = anchor(memory.description, memory.created, prefer="future")
         if then is None or then.end - then.start >= DAY:
             continue  # no time, or a whole day's plan
-        if then.start < end and start < then.end:
+        first, last = then.start, then.end
+        if (hours := hours_of(colon_clocks(memory.description))) is not None:
+            midnight = (first + last) / 2 // DAY * DAY  # "from 0500 to 1100": those hours
+            first, last = midnight + hours[0] * HOUR, midnight + hours[1] * HOUR
+        if first < end and start < last:
             found.append(memory)
     return found
 
