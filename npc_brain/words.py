@@ -45,6 +45,21 @@ def sentences(text: str) -> list[str]:
 _SENTENCE_END = re.compile(r"[.!?][\"”]?(?=\s+\S)")  # a quote may close it
 
 
+def clauses(text: str) -> list[str]:
+    """A text's clauses: its parts between commas, semicolons and clause words ("I
+    sealed Docking Bay 3 and moved the barge to Bay 5": two)."""
+    out: list[str] = []
+    for part in text.replace(";", ",").split(","):
+        clause: list[str] = []
+        for word in part.split():
+            if word.lower() in CLAUSE_WORDS and clause:
+                out.append(" ".join(clause))
+                clause = []
+            clause.append(word)
+        out.append(" ".join(clause))
+    return [c for c in out if c]
+
+
 @lru_cache(maxsize=8192)
 def all_lemmas(word: str) -> frozenset[str]:
     """Every lemma lemminflect knows of a word, whatever its part of speech ("bay":

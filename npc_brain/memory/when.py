@@ -100,6 +100,10 @@ class Window:
     def holds(self, moment: GameTime) -> bool:
         return self.start <= moment < self.end
 
+    def meets(self, start: GameTime, end: GameTime) -> bool:
+        """Whether the window and the span from `start` to `end` share some time."""
+        return self.start < end and start < self.end
+
     def future(self, now: GameTime) -> bool:
         """Whether the window lies ahead of `now` (its middle does)."""
         return (self.start + self.end) / 2 > now

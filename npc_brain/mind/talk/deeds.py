@@ -377,8 +377,7 @@ def _said_of(heard: Heard, action: GameAction, ware: Ware) -> bool:
     takes it too."""
     deal = heard.deal
     ordering = deal is not None and deal.label == Deal.ORDER
-    said = bool(_verbs(action) & _stems_of(heard.text))
-    return _takes(action, ware) and (said or not ordering)
+    return _takes(action, ware) and (_says_verb(heard.text, action) or not ordering)
 
 
 def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
@@ -386,7 +385,7 @@ def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
     nearest; of one that takes the ware too, only when the line says its verb."""
     if nearest is None or nearest.name == ware.action:
         return False
-    return not _takes(nearest, ware) or bool(_verbs(nearest) & _stems_of(line))
+    return not _takes(nearest, ware) or _says_verb(line, nearest)
 
 
 def _sells_unnamed(scene: Scene, action: GameAction) -> bool:
@@ -472,6 +471,11 @@ def _promise(line: str, action: GameAction) -> str:
     course." says enough."""
     done = promised(line)
     return done if (said := lower_words(done)) and stem(said[0]) in _verbs(action) else ""
+
+
+def _says_verb(line: str, action: GameAction) -> bool:
+    """Whether a line says a verb the action is declared with ("mend" of mend_net)."""
+    return bool(_verbs(action) & _stems_of(line))
 
 
 def _verbs(action: GameAction) -> set[str]:

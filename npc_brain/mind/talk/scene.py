@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,7 +19,7 @@ from npc_brain.lexicon import TRADE_VERBS
 from npc_brain.memory.commitments import hours_of
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord, SourceKind
 from npc_brain.memory.retrieval import Weights
-from npc_brain.memory.when import DAY, HOUR, anchor, clock_times, colon_clocks
+from npc_brain.memory.when import DAY, HOUR, Window, anchor, clock_times, colon_clocks
 from npc_brain.mind.plan.affordances import parts
 from npc_brain.mind.plan.planner import block_at
 from npc_brain.mind.talk.answers import key_terms, retold, said_line, ungreeted
@@ -180,23 +181,29 @@ def own(memory: MemoryRecord, scene: Scene) -> bool:
 
 def plans_within(scene: Scene, start: GameTime, end: GameTime) -> list[MemoryRecord]:
     """The NPC's own plans of some hours (not a whole day's plan) for a time between
-    `start` and `end`, read from their words on the day each was made ("switch the
-    reactor to backup power on Friday from 0200 to 0600": those hours of Friday), the
-    latest made first."""
+    `start` and `end`, the latest made first."""
     records = scene.world.stream(scene.agent.agent_id).records
     plans = [m for m in records if m.kind == MemoryKind.PLAN and own(m, scene)]
-    found = []
-    for memory in sorted(plans, key=lambda m: -m.created):
-        then = anchor(memory.description, memory.created, prefer="future")
-        if then is None or then.end - then.start >= DAY:
-            continue  # no time, or a whole day's plan
-        first, last = then.start, then.end
-        if (hours := hours_of(colon_clocks(memory.description))) is not None:
-            midnight = (first + last) / 2 // DAY * DAY  # "from 0500 to 1100": those hours
-            first, last = midnight + hours[0] * HOUR, midnight + hours[1] * HOUR
-        if first < end and start < last:
-            found.append(memory)
-    return found
+    return [
+        m
+        for m in sorted(plans, key=lambda m: -m.created)
+        if (hours := _hours_planned(m.description, m.created)) and hours.meets(start, end)
+    ]
+
+
+@lru_cache(maxsize=4096)
+def _hours_planned(description: str, created: GameTime) -> Window | None:
+    """The hours a plan names, read from its words on the day it was made ("switch the
+    reactor to backup power on Friday from 0200 to 0600": those hours of Friday); None
+    for no time or a whole day's plan. A memory's words never change: each is read
+    once (dateparser takes some milliseconds a plan)."""
+    then = anchor(description, created, prefer="future")
+    if then is None or then.end - then.start >= DAY:
+        return None
+    if (hours := hours_of(colon_clocks(description))) is None:
+        return then
+    midnight = (then.start + then.end) / 2 // DAY * DAY  # "from 0500 to 1100": those hours
+    return Window(midnight + hours[0] * HOUR, midnight + hours[1] * HOUR, then.phrase)
 
 
 def persona_said(scene: Scene) -> dict[str, str]:

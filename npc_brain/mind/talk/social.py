@@ -49,7 +49,7 @@ from npc_brain.mind.talk.trade import (
     ware,
 )
 from npc_brain.mind.talk.understand import asks_doing_now, surely
-from npc_brain.words import CLAUSE_WORDS, lower_words, sentences
+from npc_brain.words import clauses, lower_words, sentences
 
 
 def introduction(identity: str) -> str:
@@ -165,20 +165,23 @@ async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecor
     asked (its own day, if it names one, meets the line's; else it holds now): "can I
     dock in bay 3?" with "Bay 3 stays sealed"."""
     text = scene.heard.text
-    asked = key_terms(promised(text) or text) - key_terms(" ".join(CALENDAR_WORDS))
+    asked = key_terms(promised(text) or text) - _CALENDAR_TERMS
     asked -= key_terms(f"{scene.me} {scene.speaker}")
     wanted = scene.heard.when
     start, end = (wanted.start, wanted.end) if wanted else (scene.now, scene.now + HOUR)
     numbers = {w for w in lower_words(text) if w.isdigit()}  # "bay 5" is not "bay 3"
     for memory in await relevant(scene, recalled):
-        for clause in _clauses(memory.description):
+        for clause in clauses(memory.description):
             words = set(lower_words(clause))
             if not words & BARRING or not asked & key_terms(clause) or not numbers <= words:
                 continue
             then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
-            if then is None or (then.start < end and start < then.end):
+            if then is None or then.meets(start, end):
                 return memory
     return None
+
+
+_CALENDAR_TERMS = key_terms(" ".join(CALENDAR_WORDS))  # a day alone names no thing asked
 
 
 def _busy_then(scene: Scene) -> MemoryRecord | None:
@@ -188,21 +191,6 @@ def _busy_then(scene: Scene) -> MemoryRecord | None:
     if wanted is None or not wanted.future(scene.now):
         return None
     return next(iter(plans_within(scene, wanted.start, wanted.end)), None)
-
-
-def _clauses(text: str) -> list[str]:
-    """A text's clauses: its parts between commas, semicolons and clause words ("I
-    sealed Docking Bay 3 and moved the barge to Bay 5": two)."""
-    out: list[str] = []
-    for part in text.replace(";", ",").split(","):
-        clause: list[str] = []
-        for word in part.split():
-            if word.lower() in CLAUSE_WORDS and clause:
-                out.append(" ".join(clause))
-                clause = []
-            clause.append(word)
-        out.append(" ".join(clause))
-    return [c for c in out if c]
 
 
 async def _known_of(
