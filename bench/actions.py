@@ -11,7 +11,7 @@ you?": its answer must name the item and the price. The replies' latency is meas
 twice in the same run: with the actions declared, and with none (the baseline).
 With --examples, each action is declared with its example lines (examples.json).
 
-    python -m bench.actions [--split test|train|dev|dev2|fresh|fresh2|all] [--examples]
+    python -m bench.actions [--split test|train|dev|dev2|fresh|fresh2|fresh3|all] [--examples]
                             [--out results.json]
 """
 
@@ -98,6 +98,8 @@ def judge(line: dict[str, Any], text: str, chosen: Any) -> dict[str, Any]:
     price = expect.get("price")
     if chosen is None and price and line["act"] == "price" and _number(price) not in text:
         contradicts.append(f"price {price:g} not said")
+    if right and chosen is not None and price and _number(chosen.price) != _number(price):
+        contradicts.append(f"price {chosen.price:g} chosen, {price:g} right")
     return {
         "right": right and (not chosen or args_right),
         "chosen": name,
@@ -289,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--split",
         default="test",
-        choices=("test", "train", "dev", "dev2", "fresh", "fresh2", "all"),
+        choices=("test", "train", "dev", "dev2", "fresh", "fresh2", "fresh3", "all"),
     )
     parser.add_argument("--out", type=Path)
     parser.add_argument(

@@ -9,6 +9,7 @@ import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -28,10 +29,11 @@ from npc_brain.game_actions import (
 )
 from npc_brain.llm.fakes import SchemaChat
 from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
-from npc_brain.mind.talk.acts import Act, Vote
+from npc_brain.mind.talk.acts import Act, Deal, Vote
 from npc_brain.mind.talk.deeds import (
     _asks_about,
     _head,
+    _options_named,
     _prices_another,
     _promise,
     _said_number,
@@ -580,6 +582,51 @@ def test_a_ware_meant_is_counted_by_a_number_that_is_not_some_of_another_thing()
     assert _said_number("a bed for two nights") == 2
     assert _said_number("a couple of stims for the double shift") == 2
     assert _said_number("caught my hand in a clamp, two of the fingers are broken") == 1
+    assert _said_number("could I take four of your water skins off your hands?") == 4
+    assert _said_number("I'll take her. Three hundred, sails and all.") == 1  # a sum
+    assert _said_number("a hundred arrows") == 100
+    # a number in a sentence of the past tells what happened, not how many are wanted
+    assert _said_number("Haven't slept in three nights. I'll take something for it.") == 1
+
+
+def test_an_ultimatum_is_a_threat_though_it_names_a_price() -> None:
+    """ "300 for that rotten old skin? let me have it for fifty or your stall burns" is
+    no question of price: the NPC answers the threat (which of its actions answers
+    threats the real embedder tells: tests/integration/test_game_actions.py)."""
+    refuse = GameAction("refuse", "refuse the request and send the asker away")
+    line = "3 shells for that leaky water skin? let me have it for 1 or your stall burns"
+    vote = Vote("threat", {"threat": 0.9, "trade": 0.1}, "")
+    asking = Vote(Deal.ASK, {Deal.ASK: 0.64, Deal.ORDER: 0.36}, "")
+    heard = Heard(
+        line, Act.THREAT, vote, None, (), (), (), None, np.array([1, 0], np.float32), asking, True
+    )
+    answer = _deed_answer(heard, (SELL, refuse), {SELL.description: 0.3, refuse.description: 0.1})
+    assert answer is not None and answer.deed is not None
+    assert answer.sentences == ("I won't stand for that.",)
+
+
+def test_a_wh_question_naming_a_ware_is_told_its_price_not_sold_it() -> None:
+    """ "heard you sell rope. what's the figure?" asks; it buys nothing, however near
+    the line is to selling."""
+    line = "heard you've got rope going. whats the figure"
+    fact = Vote("fact", {"fact": 0.46, "trade": 0.3, "request": 0.24}, "")
+    heard = Heard(line, Act.FACT, fact, None, (), (), (), None, np.array([1, 0], np.float32))
+    answer = _deed_answer(heard, (SELL, GUIDE), {SELL.description: 0.6})
+    assert answer is not None and answer.deed is None
+    assert answer.sentences == ("A coil of rope is 2 shells.",)
+
+
+def test_an_option_labelled_with_a_letter_is_named_by_its_whole_label() -> None:
+    """ "ring A" names the Ring A of Ring A, Ring B and Ring C, though "a" is no content
+    word: the label is said whole; "the ring" names none of them."""
+    rings = ActionArgument(
+        "ring",
+        ArgumentType.PLACE,
+        tuple(ActionOption(f"ring_{x}", f"Ring {x.upper()}") for x in "abc"),
+    )
+    said = {"ring", "a"}
+    assert [o.value for o in _options_named(rings, said, "pressure alarm in ring A!")] == ["ring_a"]
+    assert _options_named(rings, {"ring"}, "alarm on the ring!") == []
 
 
 def _deed_answer(
@@ -587,8 +634,8 @@ def _deed_answer(
 ) -> Answer | None:
     """deed_answer for the trader declaring `actions`, every text embedded where the
     line is, or with `cosines` (a text's start -> its cosine to the line [1, 0]) each
-    text at that cosine and the rest at right angles (the path read here touches no
-    world)."""
+    text at that cosine and the rest at right angles (the trader remembers and plans
+    nothing)."""
 
     def at(text: str) -> np.ndarray:
         x = next((c for start, c in (cosines or {}).items() if text.startswith(start)), 0.0)
@@ -599,6 +646,10 @@ def _deed_answer(
             return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
         return np.tile(heard.vector, (len(texts), 1))  # type: ignore[arg-type]
 
+    async def recall(*_: object) -> list[object]:
+        return []
+
     trader = AgentRecord("oda", TRADER, actions=actions)
-    scene = Scene(None, trader, "player", "", NOW, heard, {}, [], None, embed)  # type: ignore[arg-type]
+    empty = SimpleNamespace(stream=lambda _: SimpleNamespace(records=[]))  # no memories, no plans
+    scene = Scene(empty, trader, "player", "", NOW, heard, {}, [], recall, embed)  # type: ignore[arg-type]
     return asyncio.run(deed_answer(scene))

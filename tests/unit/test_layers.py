@@ -56,6 +56,7 @@ LAYERS: list[tuple[str, ...]] = [
         "npc_brain.mind.reflect.reflector",
         "npc_brain.mind.talk.news",
         "npc_brain.mind.talk.scene",
+        "npc_brain.mind.talk.hindrance",
         "npc_brain.mind.talk.roles",
         "npc_brain.mind.talk.social",
         "npc_brain.mind.talk.questions",

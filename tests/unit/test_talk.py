@@ -15,15 +15,17 @@ import pytest
 from npc_brain.action import Line
 from npc_brain.brain import Brain
 from npc_brain.errors import InvalidArgument
+from npc_brain.game_actions import ActionArgument, ActionOption, ArgumentType, GameAction
 from npc_brain.llm.fakes import HashingEmbedder, ScriptedChat
 from npc_brain.memory.records import MemoryKind, Observation, Source, SourceKind
-from npc_brain.mind.talk.acts import Act, Vote
+from npc_brain.mind.talk.acts import Act, Vote, normalised
 from npc_brain.mind.talk.checks import REGISTRY, Context, Stage, check, first_refusal
 from npc_brain.mind.talk.compose import COMPOSERS
 from npc_brain.mind.talk.misfit import Cast
 from npc_brain.mind.talk.scene import Scene
 from npc_brain.mind.talk.understand import (
     Heard,
+    asks_of_the_past,
     consequence,
     strangers_in,
     thing_asked,
@@ -352,6 +354,59 @@ def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the
     assert late.text.startswith("I'm sorry, I can't then."), late.text  # within its hours
     _, free = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 1600?")
     assert not free.text.startswith("I'm sorry, I can't then."), free.text
+
+
+def test_a_time_said_of_the_speakers_own_doings_is_not_the_time_asked(tmp_path: Path) -> None:
+    """The busy check reads the time of what is asked (its promise, else the last
+    clause): "I ship out on Friday at 0900, can you look at my arm?" asks for now."""
+    brain = station(tmp_path)
+    plan = "Imani Osei plans to scan the night crew on Friday from 0800 to 1200"
+    remember(brain, "halcyon", "osei", plan, MemoryKind.PLAN)
+    line = "I ship out on Friday at 0900, can you look at my arm?"
+    _, now = said(brain, "halcyon", "osei", line)
+    assert not now.text.startswith("I'm sorry, I can't then."), now.text
+    _, then = said(brain, "halcyon", "osei", "can you look at my arm on Friday at 0900?")
+    assert then.text.startswith("I'm sorry, I can't then."), then.text
+
+
+def test_a_declared_action_is_not_granted_when_a_memory_bars_it(tmp_path: Path) -> None:
+    """The game's action is held to the NPC's state as its words are: the sealed bay
+    is refused with its reason and no action; another bay, said in digits or words, is
+    granted."""
+    brain = station(tmp_path)
+    bays = ActionArgument(
+        "bay", ArgumentType.PLACE, (ActionOption("bay_3", "bay 3"), ActionOption("bay_5", "bay 5"))
+    )
+    dock = GameAction("assign_bay", "put a ship in a docking bay", (bays,))
+    asyncio.run(brain.upsert_agent("halcyon", "kai", KAI, NOW - 48 * HOUR, actions=(dock,)))
+    sealed = "Kai Moreau sealed docking bay 3 after a coolant leak and moved the Plover to bay 5"
+    remember(brain, "halcyon", "kai", sealed, at=NOW - 5 * HOUR)
+    _, bay3 = said(brain, "halcyon", "kai", "put my ship in docking bay 3")
+    assert bay3.game_action is None
+    assert bay3.text.startswith("I'm sorry, I can't. I sealed docking bay 3"), bay3.text
+    _, bay5 = said(brain, "halcyon", "kai", "put my ship in docking bay five")
+    assert bay5.game_action is not None and bay5.game_action.arguments == {"bay": "bay_5"}
+
+
+@pytest.mark.parametrize(
+    ("line", "past"),
+    [
+        ("What did I buy from you?", True),
+        ("Did you sell the boat?", True),
+        ("rent me a vac suit for the day?", False),  # "rent", not the past of "rend"
+        ("Could you fix it?", False),
+    ],
+)
+def test_a_question_of_the_past_is_not_an_order_opened_by_a_verb_of_two_forms(
+    line: str, past: bool
+) -> None:
+    assert asks_of_the_past(line) is past
+
+
+def test_chat_speak_is_spelled_out_before_a_line_is_read() -> None:
+    assert normalised("hw much for a week's mooring, tmrw?") == (
+        "how much for a week's mooring, tomorrow?"
+    )
 
 
 def test_asked_its_plans_for_the_next_days_the_npc_tells_the_plans_it_made_for_then(

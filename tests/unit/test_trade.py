@@ -158,3 +158,18 @@ def test_a_thing_none_of_the_wares_is_is_said_in_the_plural() -> None:
 )
 def test_the_noun_counted_is_the_one_before_a_preposition(n: int, item: str, said: str) -> None:
     assert counted(n, item) == said
+
+
+def test_a_count_is_read_within_its_stretch_and_of_your_wares() -> None:
+    """ "Three hundred, boxes and all" is a sum, not three boxes (the comma ends the
+    stretch); "four of your blankets" counts them; a ware named again with a count takes
+    it ("a box of matches ... three of your boxes of cartridges")."""
+    wares = [w for w in POST if w is not None]
+    assert ordered("Three hundred, blankets and all", wares)[0][0] == 1
+    assert ordered("could I take four of your wool blankets?", wares)[0][0] == 4
+    line = "cartridges are what I need. I'll have three boxes of cartridges."
+    assert ordered(line, wares)[0][0] == 3
+
+
+def test_a_ware_with_an_aside_after_a_comma_is_counted_at_its_head() -> None:
+    assert counted(3, "the Gull, with her nets and oars") == "three Gulls, with her nets and oars"

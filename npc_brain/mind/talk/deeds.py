@@ -37,10 +37,12 @@ from npc_brain.game_actions import (
     ChosenAction,
     GameAction,
 )
+from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Deal
 from npc_brain.mind.talk.answers import content_word
+from npc_brain.mind.talk.hindrance import hindrance
 from npc_brain.mind.talk.realise import join_clauses, promised, sentence
-from npc_brain.mind.talk.scene import Answer, Scene
+from npc_brain.mind.talk.scene import CANDIDATES, Answer, Scene
 from npc_brain.mind.talk.trade import (
     NUMERALS,
     Ware,
@@ -55,13 +57,22 @@ from npc_brain.mind.talk.trade import (
     price_of,
     total,
 )
-from npc_brain.mind.talk.understand import SURE, Heard, asks_of_the_past, surely
-from npc_brain.mind.talk.wh import Slot, asked_for
+from npc_brain.mind.talk.understand import (
+    SURE,
+    Heard,
+    asks_of_the_past,
+    last_sentence,
+    surely,
+)
+from npc_brain.mind.talk.wh import Slot, asked_for, wh_opened
 from npc_brain.words import (
     DETERMINERS,
+    NUMBER_WORDS,
     PERSONAL,
     PREPOSITIONS,
+    YOU,
     lower_words,
+    sentences,
     stem,
 )
 
@@ -125,11 +136,13 @@ async def deed_answer(scene: Scene) -> Answer | None:
     orders = [o for o in ordered(line, wares) if _head(o[1]) & _stems_of(line)]
     likeness = await _likeness(scene)
     nearest = actions[int(np.argmax(likeness))]
-    if _asks_about(heard):
+    if heard.ultimatum:  # "let me have her for fifty or she might catch fire": no haggling
+        return await _threatened(scene, likeness)
+    if _asks_about(heard) or orders and wh_opened(last_sentence(line)):  # "what's the figure?"
         return _told(scene, orders, wares, nearest if max(likeness) >= FITS else None)
     if surely(heard, Act.FACT):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
-    if surely(heard, Act.THREAT) and (heard.ultimatum or max(likeness) < MISREAD_THREAT):
+    if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
         return await _threatened(scene, likeness)
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     unsure = heard.vote.confidence < SURE
@@ -137,7 +150,12 @@ async def deed_answer(scene: Scene) -> Answer | None:
         orders = [(_said_number(line), meant)]
     deal = heard.deal
     ordering = deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
-    plainly = unsure and bool(orders) and nearest.name == orders[0][1].action
+    threat = heard.act is Act.THREAT and heard.vote.confidence >= FAINT_THREAT
+    # an unsure line naming a ware of the action it is nearest buys it, unless it reads
+    # as a threat and no order ("these buns are stale as driftwood, ashamed charging
+    # money for them"; "could I take four of your lobster traps off your hands?" buys)
+    wanting = not threat or deal is not None and deal.label == Deal.ORDER
+    plainly = unsure and wanting and bool(orders) and nearest.name == orders[0][1].action
     if orders and (
         asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
     ):
@@ -152,7 +170,6 @@ async def deed_answer(scene: Scene) -> Answer | None:
             return await _granted(scene, nearest)
         return await _bought(scene, orders)
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
-    threat = heard.act is Act.THREAT and heard.vote.confidence >= FAINT_THREAT
     if best is None and (asking or unsure and not threat) and len(actions) > 1:
         best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN) or _naming(
             scene, likeness
@@ -215,15 +232,29 @@ WARE_MARGIN = 0.15  # how far ahead of the next ware one below WARE_FITS must be
 
 
 def _said_number(line: str) -> int:
-    """The first number a line says of what it asks for ("a bed for two nights": 2; not
-    "two of the fingers", some of a thing named); 1 when none."""
-    words = lower_words(line)
+    """The first number a line says of what it asks for ("a bed for two nights": 2);
+    not "two of the fingers", some of a thing named, nor the "three" of a sum ("three
+    hundred"), nor a number in a sentence of the past ("hasn't slept in three nights.
+    I'll take something to put him under."); 1 when none."""
+    words = lower_words(" ".join(s for s in sentences(line) if not past_tense(s)))
     of_some = {i for i in range(len(words) - 2) if words[i + 1] == "of" and words[i + 2] in _SOME}
-    found = _first_number([w if i not in of_some else "" for i, w in enumerate(words)], 1, MOST)
+    sums = {
+        j
+        for i in range(len(words) - 1)
+        if _number_word(words[i]) and NUMBER_WORDS.get(words[i + 1], 0) >= 100
+        for j in (i, i + 1)
+    }
+    kept = [w if i not in of_some | sums else "" for i, w in enumerate(words)]
+    found = _first_number(kept, 1, MOST)
     return 1 if found is None else found
 
 
-_SOME = DETERMINERS | PERSONAL  # "two of the fingers", "three of my crew"
+def _number_word(word: str) -> bool:
+    return word.isdigit() or word in NUMBER_WORDS
+
+
+# "two of the fingers", "three of my crew"; "four of your lobster traps" are wares
+_SOME = (DETERMINERS | PERSONAL) - YOU
 
 
 MOST = 1000  # a number said above this is no quantity (a year, a bay number)
@@ -285,7 +316,7 @@ def _naming(scene: Scene, likeness: Sequence[float]) -> GameAction | None:
         for i, action in enumerate(actions)
         for argument in action.arguments
         if argument.type not in (ArgumentType.ITEM, ArgumentType.NUMBER)
-        and _options_named(argument, said)
+        and _options_named(argument, said, scene.heard.text)
     ]
     if len(set(naming)) != 1 or likeness[naming[0]] < max(NAMED_FITS, *likeness):
         return None
@@ -413,15 +444,29 @@ def _named(scene: Scene, action: GameAction) -> dict[str, str]:
     said = _stems_of(scene.heard.text)
     named = {}
     for argument in action.arguments:
-        found = _options_named(argument, said)
+        found = _options_named(argument, said, scene.heard.text)
         if len(found) == 1:
             named[argument.name] = found[0].value
     return named
 
 
-def _options_named(argument: ActionArgument, said: set[str]) -> list[ActionOption]:
-    """The options of an argument that stems `said` name by what sets each apart."""
-    return [o for o in argument.options if _distinct(o, argument) & said]
+def _options_named(argument: ActionArgument, said: set[str], line: str = "") -> list[ActionOption]:
+    """The options of an argument that stems `said` name by what sets each apart, or
+    that the `line` says whole ("ring A" of "Ring A", whose letter is no content word)."""
+    words = " ".join(lower_words(line))
+    return [
+        o
+        for o in argument.options
+        if _distinct(o, argument) & said or (line and _said_whole(o, words))
+    ]
+
+
+def _said_whole(option: ActionOption, words: str) -> bool:
+    """Whether lowercase `words` say an option's label of two or more words whole, less
+    the determiner it opens with ("the docking ring")."""
+    label = lower_words(option.said)
+    label = label[1:] if label[:1] and label[0] in DETERMINERS else label
+    return len(label) > 1 and f" {' '.join(label)} " in f" {words} "
 
 
 async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
@@ -452,7 +497,11 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
 
 
 async def _granted(scene: Scene, action: GameAction) -> Answer:
-    """A request granted with the action: its arguments, its price said."""
+    """A request granted with the action: its arguments, its price said; refused with
+    its reason when the NPC's own state keeps it from it (hindrance.py: "open the east
+    gate tomorrow" to the captain who shuts it all day tomorrow)."""
+    if hindered := await hindrance(scene, await scene.recall(scene.heard.text, CANDIDATES)):
+        return hindered
     arguments = await _rest(scene, action, {})
     done = _promise(scene.heard.text, action)
     said = [sentence(f"Of course, I'll {done}") if done else "Of course."]
@@ -539,7 +588,7 @@ async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict
         if argument.type is ArgumentType.NUMBER:
             values[argument.name] = str(_number(words, argument))
             continue
-        named = _options_named(argument, said)
+        named = _options_named(argument, said, scene.heard.text)
         if len(named) == 1:
             values[argument.name] = named[0].value
         elif len(argument.options) == 1:

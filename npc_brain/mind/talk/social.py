@@ -9,12 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 from lemminflect import getAllLemmas
 
-from npc_brain.lexicon import BARRING, THANKING
+from npc_brain.lexicon import THANKING
 from npc_brain.memory.records import GameTime, MemoryKind, MemoryRecord
-from npc_brain.memory.when import CALENDAR_WORDS, HOUR, anchor
+from npc_brain.memory.when import anchor
 from npc_brain.mind.plan.affordances import affordances, parts
 from npc_brain.mind.talk.acts import Act
-from npc_brain.mind.talk.answers import key_terms, names_in
+from npc_brain.mind.talk.answers import names_in
+from npc_brain.mind.talk.hindrance import hindrance
 from npc_brain.mind.talk.realise import (
     asks_yes_or_no,
     promised,
@@ -32,7 +33,6 @@ from npc_brain.mind.talk.scene import (
     own,
     persona_said,
     place_phrase,
-    plans_within,
     priced,
     relevant,
 )
@@ -49,7 +49,7 @@ from npc_brain.mind.talk.trade import (
     ware,
 )
 from npc_brain.mind.talk.understand import asks_doing_now, surely
-from npc_brain.words import clauses, lower_words, sentences
+from npc_brain.words import lower_words, sentences
 
 
 def introduction(identity: str) -> str:
@@ -124,12 +124,8 @@ async def _request(scene: Scene) -> Answer:
     to it when that is itself ("Of course, I'll take a look at your arm."), and names
     who does when it is someone else. What the NPC sells it grants with the price."""
     recalled = await scene.recall(scene.heard.text, CANDIDATES)
-    if (barred := await _barred(scene, recalled)) is not None:  # "Bay 3 stays sealed"
-        refused = ("I'm sorry, I can't.", scene.say(barred))
-        return Answer(refused, (barred.description,), answered=True)
-    if (busy := _busy_then(scene)) is not None:  # "fix my drone on Friday at 0300?"
-        refused = ("I'm sorry, I can't then.", scene.say(busy))
-        return Answer(refused, (busy.description,), answered=True)
+    if hindered := await hindrance(scene, recalled):  # "Bay 3 stays sealed"
+        return hindered
     # with game actions declared, only they grant (deeds.py): words alone promise nothing
     granted = "" if scene.agent.actions else "Of course."
     if sold := _sold(scene, recalled, granted=granted):
@@ -156,41 +152,6 @@ async def _request(scene: Scene) -> Answer:
             declined.append(scene.say(known))
             grounds.append(known.description)
     return Answer(tuple(declined), tuple(grounds))
-
-
-async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecord | None:
-    """A memory that bars what a request asks for: it bears on the line, and one of its
-    clauses names a thing the line asks about (not only a day; with the line's numbers),
-    says it cannot be had (lexicon.BARRING: "sealed", "closed") and holds at the time
-    asked (its own day, if it names one, meets the line's; else it holds now): "can I
-    dock in bay 3?" with "Bay 3 stays sealed"."""
-    text = scene.heard.text
-    asked = key_terms(promised(text) or text) - _CALENDAR_TERMS
-    asked -= key_terms(f"{scene.me} {scene.speaker}")
-    wanted = scene.heard.when
-    start, end = (wanted.start, wanted.end) if wanted else (scene.now, scene.now + HOUR)
-    numbers = {w for w in lower_words(text) if w.isdigit()}  # "bay 5" is not "bay 3"
-    for memory in await relevant(scene, recalled):
-        for clause in clauses(memory.description):
-            words = set(lower_words(clause))
-            if not words & BARRING or not asked & key_terms(clause) or not numbers <= words:
-                continue
-            then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
-            if then is None or then.meets(start, end):
-                return memory
-    return None
-
-
-_CALENDAR_TERMS = key_terms(" ".join(CALENDAR_WORDS))  # a day alone names no thing asked
-
-
-def _busy_then(scene: Scene) -> MemoryRecord | None:
-    """The NPC's own plan for a time within the one a request asks for (a plan of some
-    hours; a whole day's plan holds the NPC's work too), the latest made."""
-    wanted = scene.heard.when
-    if wanted is None or not wanted.future(scene.now):
-        return None
-    return next(iter(plans_within(scene, wanted.start, wanted.end)), None)
 
 
 async def _known_of(

@@ -23,6 +23,7 @@ from npc_brain.words import (
     DETERMINERS,
     FUNCTION_WORDS,
     NUMBER_WORDS,
+    POSSESSIVES,
     PREPOSITIONS,
     all_lemmas,
     lower_words,
@@ -83,20 +84,27 @@ def _at(words: Sequence[str], i: int, phrase: tuple[str, ...]) -> bool:
 
 
 def _named(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
-    words = lower_words(line)
-    lemmas = [_lemma(w) if _content(w) else "" for w in words]
-    found: dict[int, tuple[int, Ware]] = {}
-    for i, lemma in enumerate(lemmas):
-        if not lemma:
-            continue
-        fits = [w for w in wares if lemma in w.words]
-        if not fits:
-            continue
-        best = max(fits, key=lambda w: (len(w.words & set(lemmas)), -len(w.words)))
-        if any(w is best for _, w in found.values()):
-            continue
-        found[i] = (_quantity(words, i, best), best)
-    return [found[i] for i in sorted(found)]
+    """The wares a line names in order, each with the number said before it within its
+    stretch between punctuation ("Three hundred, nets and oars and all" is a sum, not
+    three boats)."""
+    found: list[tuple[int, Ware]] = []
+    for stretch in line.translate(_PUNCTUATION).split("\n"):
+        words = lower_words(stretch)
+        lemmas = [_lemma(w) if _content(w) else "" for w in words]
+        for i, lemma in enumerate(lemmas):
+            fits = [w for w in wares if lemma and lemma in w.words]
+            if not fits:
+                continue
+            best = max(fits, key=lambda w: (len(w.words & set(lemmas)), -len(w.words)))
+            count = _quantity(words, i, best)
+            if (at := next((j for j, (_, w) in enumerate(found) if w is best), None)) is None:
+                found.append((count, best))
+            elif count > found[at][0]:  # "a few lobster lines ... three of your pots"
+                found[at] = (count, best)
+    return found
+
+
+_PUNCTUATION = str.maketrans(dict.fromkeys(",.;:!?", "\n"))
 
 
 def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
@@ -115,7 +123,8 @@ def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
     return 1
 
 
-_OF_THE = DETERMINERS | {"them"}  # "six of the buns", "half a dozen of them buns"
+# "six of the buns", "half a dozen of them buns", "three of your pots"
+_OF_THE = DETERMINERS | POSSESSIVES | {"them"}
 
 
 def halved(words: Sequence[str], i: int, number: int) -> int:
@@ -268,10 +277,15 @@ def counted(n: int, item: str) -> str:
     words = _unarticled(named, ("a", "an", "the", "one")).split(" ")
     # the noun counted is the last before a preposition: "loaves of bread", "rooms for
     # the night"
-    at = next((i for i, w in enumerate(words) if i and w.lower() in PREPOSITIONS), len(words))
-    last = words[at - 1]
+    # or before an aside ("Gulls, with their nets")
+    at = next(
+        (i for i, w in enumerate(words) if i and (w.lower() in PREPOSITIONS or w.endswith(","))),
+        len(words),
+    )
+    at += words[at].endswith(",") if at < len(words) else 0
+    last, comma = words[at - 1].removesuffix(","), "," * words[at - 1].endswith(",")
     plural = (last,) if _plural(last) else getInflection(last, tag="NNS") or (last + "s",)
-    said = " ".join([*words[: at - 1], plural[0], *words[at:]])
+    said = " ".join([*words[: at - 1], plural[0] + comma, *words[at:]])
     return f"{_SAID.get(n, str(n))} {said}"
 
 

@@ -337,7 +337,9 @@ def asks_of_the_past(line: str) -> bool:
     words = lower_words(text)
     if not text.endswith("?") or not words or words[0] in MODALS:
         return False
-    opened = words[0] in WH_WORDS or verb_form(words[0], ("VBD",))
+    opened = words[0] in WH_WORDS or (
+        verb_form(words[0], ("VBD",)) and not verb_form(words[0], ("VB",))
+    )
     return opened and past_tense(" ".join(w for w in words if w not in MODALS))  # "would"
 
 

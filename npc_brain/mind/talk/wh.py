@@ -8,7 +8,7 @@ from enum import StrEnum
 from lemminflect import getAllLemmas
 
 from npc_brain.memory.when import TIME_NOUNS
-from npc_brain.words import lower_words
+from npc_brain.words import WH_WORDS, lower_words
 
 
 class Slot(StrEnum):
@@ -52,6 +52,13 @@ def asked_for(question: str) -> Slot | None:
             if tuple(words[i : i + len(phrase)]) == phrase:
                 return slot
     return None
+
+
+def wh_opened(question: str) -> bool:
+    """Whether a question opens with a wh-word ("what's the figure", "hows it going"),
+    other than a proposal ("what about two loaves?", "how about a pie?")."""
+    words = [_plain(w) for w in lower_words(question)]
+    return bool(words) and words[0] in WH_WORDS and words[1:2] != ["about"]
 
 
 def _plain(word: str) -> str:

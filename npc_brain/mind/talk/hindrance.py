@@ -1,0 +1,87 @@
+"""What keeps an NPC from doing what it is asked, read from its own state: a memory
+that bars the thing asked ("Bay 3 stays sealed until someone checks the shielding"), or
+its own plan for the time asked ("switch the reactor to backup power on Friday from
+0200 to 0600"). Both the request composer (social.py) and the game actions it might
+grant (deeds.py) ask here first, so that neither words nor a game action promise what
+the NPC cannot do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from npc_brain.lexicon import BARRING
+from npc_brain.memory.records import MemoryRecord
+from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor
+from npc_brain.mind.talk.answers import key_terms
+from npc_brain.mind.talk.realise import promised
+from npc_brain.mind.talk.scene import Answer, Scene, plans_within, relevant
+from npc_brain.words import NUMBER_WORDS, clauses, lower_words
+
+
+async def hindrance(scene: Scene, recalled: Sequence[MemoryRecord]) -> Answer | None:
+    """The NPC's refusal, with its reason, when a memory at hand (`recalled`) bars what
+    the line asks or its own plan holds the time asked; None when nothing does."""
+    if (barred := await _barred(scene, recalled)) is not None:  # "Bay 3 stays sealed"
+        refused = ("I'm sorry, I can't.", scene.say(barred))
+        return Answer(refused, (barred.description,), answered=True)
+    if (busy := _busy_then(scene)) is not None:  # "fix my drone on Friday at 0300?"
+        refused = ("I'm sorry, I can't then.", scene.say(busy))
+        return Answer(refused, (busy.description,), answered=True)
+    return None
+
+
+def _asked_when(scene: Scene) -> Window | None:
+    """The time said of what is asked: in its promise ("open the gate for you
+    tomorrow"), else in the line's last clause ("heading out tomorrow, could really use
+    an O2 can" asks for nothing tomorrow)."""
+    text = scene.heard.text
+    asked = promised(text) or clauses(text)[-1]
+    return scene.heard.when if asked == text else anchor(asked, scene.now)
+
+
+async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecord | None:
+    """A memory that bars what a request asks for: it bears on the line, and one of its
+    clauses names a thing the line asks about (not only a day; with the line's numbers),
+    says it cannot be had (lexicon.BARRING: "sealed", "closed") and holds at the time
+    asked (its own day, if it names one, meets the line's; else it holds now): "can I
+    dock in bay 3?" with "Bay 3 stays sealed"."""
+    text = scene.heard.text
+    asked = key_terms(promised(text) or text) - _CALENDAR_TERMS
+    asked -= key_terms(f"{scene.me} {scene.speaker}")
+    wanted = _asked_when(scene)
+    start, end = (wanted.start, wanted.end) if wanted else (scene.now, scene.now + HOUR)
+    numbers = _numbers(text)  # "bay 5" or "bay five" is not "bay 3"
+    for memory in await relevant(scene, recalled):
+        for clause in clauses(memory.description):
+            words = set(lower_words(clause))
+            if not words & BARRING or not asked & key_terms(clause):
+                continue
+            if not numbers <= _numbers(clause):
+                continue
+            then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
+            if then is None or then.meets(start, end):
+                return memory
+    return None
+
+
+def _numbers(text: str) -> set[int]:
+    """The numbers a text says, in digits or words ("bay five": 5); "a" and "an" are
+    no number here."""
+    words = lower_words(text)
+    return {
+        int(w) if w.isdigit() else NUMBER_WORDS[w]
+        for w in words
+        if w.isdigit() or w in NUMBER_WORDS
+    }
+
+
+_CALENDAR_TERMS = key_terms(" ".join(CALENDAR_WORDS))  # a day alone names no thing asked
+
+
+def _busy_then(scene: Scene) -> MemoryRecord | None:
+    """The NPC's own plan for a time within the one a request asks for (a plan of some
+    hours; a whole day's plan holds the NPC's work too), the latest made."""
+    wanted = _asked_when(scene)
+    if wanted is None or not wanted.future(scene.now):
+        return None
+    return next(iter(plans_within(scene, wanted.start, wanted.end)), None)
