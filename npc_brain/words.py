@@ -126,6 +126,7 @@ INDEFINITE = _words("anything something anyone someone")
 CAUSAL = _words("because since due cause 'cause so")  # "because my knees", "due to"
 # Markers of a situation put as a supposition ("if", "suppose a dragon came", "would").
 CONDITIONAL = _words("if suppose supposing imagine would 'd")
+DEADLINES = _words("for by before")  # "a cake for Saturday", "done by Friday"
 FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CLAUSE_WORDS | PERSONAL | _words("there here not")
 MODALS = _words("can could will would shall should may might must 'll 'd")
 WH_WORDS = _words("what who whom whose which when where why how")

@@ -33,7 +33,9 @@ from npc_brain.mind.talk.acts import Act, Deal, Vote
 from npc_brain.mind.talk.deeds import (
     _asks_about,
     _head,
+    _named_whole,
     _options_named,
+    _owned,
     _prices_another,
     _promise,
     _said_number,
@@ -653,3 +655,21 @@ def _deed_answer(
     empty = SimpleNamespace(stream=lambda _: SimpleNamespace(records=[]))  # no memories, no plans
     scene = Scene(empty, trader, "player", "", NOW, heard, {}, [], recall, embed)  # type: ignore[arg-type]
     return asyncio.run(deed_answer(scene))
+
+
+def test_a_ware_named_by_its_head_alone_gives_way_to_another_actions_option_named_whole() -> None:
+    seed = ActionOption("seed_cake", "a seed cake")
+    bake = GameAction(
+        "bake_to_order",
+        "bake a cake to order",
+        (ActionArgument("cake", ArgumentType.CHOICE, (seed,)),),
+    )
+    assert _named_whole(bake, "could you do us a seed cake for saturday?")
+    assert not _named_whole(bake, "a honey cake, please")
+
+
+def test_a_ware_another_action_takes_is_the_speakers_own_after_a_possessive() -> None:
+    skin = Ware("", "a water skin", 3, "shells", 0, "water_skin", "sell")
+    assert _owned("a lizard chewed a hole in my old water skin", skin)
+    assert not _owned("I'll have one of your water skins", skin)
+    assert not _owned("we'll need three water skins", skin)

@@ -358,7 +358,8 @@ def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the
 
 def test_a_time_said_of_the_speakers_own_doings_is_not_the_time_asked(tmp_path: Path) -> None:
     """The busy check reads the time of what is asked (its promise, else the last
-    clause): "I ship out on Friday at 0900, can you look at my arm?" asks for now."""
+    clause): "I ship out on Friday at 0900, can you look at my arm?" asks for now; a
+    time a thing is wanted by ("for Friday") is no time the NPC must be at it."""
     brain = station(tmp_path)
     plan = "Imani Osei plans to scan the night crew on Friday from 0800 to 1200"
     remember(brain, "halcyon", "osei", plan, MemoryKind.PLAN)
@@ -367,6 +368,8 @@ def test_a_time_said_of_the_speakers_own_doings_is_not_the_time_asked(tmp_path: 
     assert not now.text.startswith("I'm sorry, I can't then."), now.text
     _, then = said(brain, "halcyon", "osei", "can you look at my arm on Friday at 0900?")
     assert then.text.startswith("I'm sorry, I can't then."), then.text
+    _, wanted_by = said(brain, "halcyon", "osei", "can you mix me a burn salve for Friday?")
+    assert not wanted_by.text.startswith("I'm sorry, I can't then."), wanted_by.text
 
 
 def test_a_declared_action_is_not_granted_when_a_memory_bars_it(tmp_path: Path) -> None:

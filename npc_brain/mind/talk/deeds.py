@@ -42,6 +42,7 @@ from npc_brain.mind.talk.acts import Act, Deal
 from npc_brain.mind.talk.answers import content_word
 from npc_brain.mind.talk.hindrance import hindrance
 from npc_brain.mind.talk.realise import join_clauses, promised, sentence
+from npc_brain.mind.talk.roles import services
 from npc_brain.mind.talk.scene import CANDIDATES, Answer, Scene
 from npc_brain.mind.talk.trade import (
     NUMERALS,
@@ -69,6 +70,7 @@ from npc_brain.words import (
     DETERMINERS,
     NUMBER_WORDS,
     PERSONAL,
+    POSSESSIVES,
     PREPOSITIONS,
     YOU,
     lower_words,
@@ -160,12 +162,13 @@ async def deed_answer(scene: Scene) -> Answer | None:
         asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
     ):
         # a ware named is bought, unless the line asks for another action on it ("mend
-        # my hand net" to one who sells and mends nets) or is far nearer another ("would
-        # you bake her a birthday cake?" to one who sells honey cakes and bakes to order)
+        # my hand net" to one who sells and mends nets), or is far nearer another, or
+        # names one of its options whole ("would you bake her a birthday cake?" or "do
+        # us a seed cake" to one who sells honey cakes and bakes to order)
         selling = next(i for i, a in enumerate(actions) if a.name == orders[0][1].action)
         nearer = max(likeness) - likeness[selling] >= FAR_NEARER
         if nearest.name != orders[0][1].action and (
-            _said_of(heard, nearest, orders[0][1]) or nearer
+            _said_of(heard, nearest, *orders[0]) or nearer or _named_whole(nearest, line)
         ):
             return await _granted(scene, nearest)
         return await _bought(scene, orders)
@@ -261,17 +264,31 @@ MOST = 1000  # a number said above this is no quantity (a year, a bay number)
 
 
 async def _likeness(scene: Scene) -> list[float]:
-    """Each action's cosine to the line: to its description and what it may take, or
-    to the nearest of its example lines where it has them."""
+    """Each action's cosine to the line: to its description and what it may take, to
+    the nearest of its example lines where it has them (less EXAMPLE_LIFT), and to the
+    nearest of the services people of the NPC's occupation are asked for that stand for
+    it (roles.services: a medic's "treat your wound" and "look at your arm" stand for
+    treating the patient's injury; less SERVICE_LIFT)."""
     actions = scene.agent.actions
+    asked = services(scene.agent.persona.learned)
     texts = [_described(a) for a in actions] + [x for a in actions for x in a.examples]
-    cosines = await scene.embed(texts) @ scene.heard.vector
+    vectors = await scene.embed([*texts, *asked])
+    cosines = vectors @ scene.heard.vector
     likeness, at = [], len(actions)
     for i, action in enumerate(actions):
         examples = cosines[at : at + len(action.examples)]
         at += len(action.examples)
         likeness.append(float(max([cosines[i], *(examples - EXAMPLE_LIFT)])))
+    if asked and len(actions) > 1:
+        for service, cosine in zip(vectors[at:], cosines[at:], strict=True):
+            i, best, second = _top_two(vectors[: len(actions)] @ service)
+            if best >= SERVICE_FITS and best >= second + MARGIN:
+                likeness[i] = max(likeness[i], float(cosine) - SERVICE_LIFT)
     return likeness
+
+
+SERVICE_FITS = 0.4  # cosine of a service to an action's description from which it stands for it
+SERVICE_LIFT = 0.0  # how much nearer a line is to a service than to a description of it
 
 
 # How much nearer a line is to an example line than to a description of the same
@@ -400,15 +417,42 @@ def _told(
     return Answer(tuple(listed), tuple(listed), answered=True) if listed else Answer(())
 
 
-def _said_of(heard: Heard, action: GameAction, ware: Ware) -> bool:
-    """Whether a line asks another action of a ware it names: the action takes the ware,
-    and the line says its verb ("keep a fish pie back for me") or is no order by its deal
-    ("a seal chewed the mesh out of my hand net"); "I'll have one of your fish pies" and
-    "need an O2 canister" buy one, though keeping one aside or finding the missing ones
-    takes it too."""
+def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
+    """Whether a line asks another action of `count` of a ware it names: the action
+    takes the ware, and the line says its verb ("keep a fish pie back for me"), names
+    the thing as the speaker's own ("a seal chewed the mesh out of my hand net"), or is
+    no order by its deal and asks for one ("hide a fish pie under the counter for
+    me?"). "I'll have one of your fish pies", "we'll need three hand nets" and "need an
+    O2 canister" buy, though keeping one aside, mending nets or finding the missing
+    canisters takes them too."""
     deal = heard.deal
     ordering = deal is not None and deal.label == Deal.ORDER
-    return _takes(action, ware) and (_says_verb(heard.text, action) or not ordering)
+    return _takes(action, ware) and (
+        _says_verb(heard.text, action) or _owned(heard.text, ware) or not ordering and count == 1
+    )
+
+
+def _named_whole(action: GameAction, line: str) -> bool:
+    """Whether a line names an option of the action (other than a ware it sells) by all
+    its words ("a seed cake")."""
+    said = _stems_of(line)
+    options = [o for a in action.arguments if a.type is not ArgumentType.ITEM for o in a.options]
+    return any(_stems(o) <= said for o in options)
+
+
+def _owned(line: str, ware: Ware) -> bool:
+    """Whether a line names a ware as the speaker's own or another's it speaks of: a
+    possessive not the listener's comes before the ware's head ("my hand net", "our
+    trawl net"; not "your fish pies")."""
+    words, head = lower_words(line), _head(ware)
+    for i, word in enumerate(words):
+        if stem(word) in head:
+            before = words[max(0, i - OWNER_REACH) : i]
+            return any(w in POSSESSIVES - YOU for w in before)
+    return False
+
+
+OWNER_REACH = 3  # words before a ware's head a possessive may be ("my old hand net")
 
 
 def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:

@@ -15,7 +15,7 @@ from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor
 from npc_brain.mind.talk.answers import key_terms
 from npc_brain.mind.talk.realise import promised
 from npc_brain.mind.talk.scene import Answer, Scene, plans_within, relevant
-from npc_brain.words import NUMBER_WORDS, clauses, lower_words
+from npc_brain.words import DEADLINES, NUMBER_WORDS, clauses, lower_words
 
 
 async def hindrance(scene: Scene, recalled: Sequence[MemoryRecord]) -> Answer | None:
@@ -80,8 +80,19 @@ _CALENDAR_TERMS = key_terms(" ".join(CALENDAR_WORDS))  # a day alone names no th
 
 def _busy_then(scene: Scene) -> MemoryRecord | None:
     """The NPC's own plan for a time within the one a request asks for (a plan of some
-    hours; a whole day's plan holds the NPC's work too), the latest made."""
+    hours; a whole day's plan holds the NPC's work too), the latest made. A time the
+    thing asked is wanted by ("a seed cake for Saturday", "by Friday") is no time the
+    NPC must be at it."""
     wanted = _asked_when(scene)
-    if wanted is None or not wanted.future(scene.now):
+    if wanted is None or not wanted.future(scene.now) or _deadline(scene.heard.text, wanted):
         return None
     return next(iter(plans_within(scene, wanted.start, wanted.end)), None)
+
+
+def _deadline(text: str, wanted: Window) -> bool:
+    """Whether a line says its time as when the thing asked is wanted by ("for
+    Saturday", "by Friday", "before the festival")."""
+    words = lower_words(text)
+    said = lower_words(wanted.phrase)
+    at = next((i for i in range(len(words)) if words[i : i + len(said)] == said), None)
+    return at is not None and bool(set(said[:1] + words[max(0, at - 1) : at]) & DEADLINES)
