@@ -156,7 +156,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
     # an unsure line naming a ware of the action it is nearest buys it, unless it reads
     # as a threat and no order ("these buns are stale as driftwood, ashamed charging
     # money for them"; "could I take four of your lobster traps off your hands?" buys)
-    wanting = not threat or deal is not None and deal.label == Deal.ORDER
+    wanting = not threat or _an_order(heard)
     plainly = unsure and wanting and bool(orders) and nearest.name == orders[0][1].action
     if orders and (
         asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
@@ -267,8 +267,8 @@ async def _likeness(scene: Scene) -> list[float]:
     """Each action's cosine to the line: to its description and what it may take, to
     the nearest of its example lines where it has them (less EXAMPLE_LIFT), and to the
     nearest of the services people of the NPC's occupation are asked for that stand for
-    it (roles.services: a medic's "treat your wound" and "look at your arm" stand for
-    treating the patient's injury; less SERVICE_LIFT)."""
+    it (roles.services: a medic's "treat your wound" and "see to your injury" stand for
+    treating the patient's injury; a service is a request as a line is, so no lift)."""
     actions = scene.agent.actions
     asked = services(scene.agent.persona.learned)
     texts = [_described(a) for a in actions] + [x for a in actions for x in a.examples]
@@ -283,12 +283,11 @@ async def _likeness(scene: Scene) -> list[float]:
         for service, cosine in zip(vectors[at:], cosines[at:], strict=True):
             i, best, second = _top_two(vectors[: len(actions)] @ service)
             if best >= SERVICE_FITS and best >= second + MARGIN:
-                likeness[i] = max(likeness[i], float(cosine) - SERVICE_LIFT)
+                likeness[i] = max(likeness[i], float(cosine))
     return likeness
 
 
 SERVICE_FITS = 0.4  # cosine of a service to an action's description from which it stands for it
-SERVICE_LIFT = 0.0  # how much nearer a line is to a service than to a description of it
 
 
 # How much nearer a line is to an example line than to a description of the same
@@ -425,11 +424,17 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
     me?"). "I'll have one of your fish pies", "we'll need three hand nets" and "need an
     O2 canister" buy, though keeping one aside, mending nets or finding the missing
     canisters takes them too."""
-    deal = heard.deal
-    ordering = deal is not None and deal.label == Deal.ORDER
     return _takes(action, ware) and (
-        _says_verb(heard.text, action) or _owned(heard.text, ware) or not ordering and count == 1
+        _says_verb(heard.text, action)
+        or _owned(heard.text, ware)
+        or not _an_order(heard)
+        and count == 1
     )
+
+
+def _an_order(heard: Heard) -> bool:
+    """Whether a line's deal is read as an order, however surely."""
+    return heard.deal is not None and heard.deal.label == Deal.ORDER
 
 
 def _named_whole(action: GameAction, line: str) -> bool:

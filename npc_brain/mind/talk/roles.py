@@ -63,20 +63,21 @@ async def role_likeness(scene: Scene) -> dict[str, float]:
     return {a: max(float(next(likeness)) for _ in role) for a, role in roles.items() if role}
 
 
-def services(learned: str) -> list[str]:
+@cache
+def services(learned: str) -> tuple[str, ...]:
     """What people are asked to do whose persona says it is, or keeps, what an entry of
     data/services.tsv names ("the station's medic": "look at your arm", ...; "keeps the
     Red Boar tavern": "pour you a drink", ...), as written or as lemmas ("teaches":
     teach). A place the persona is only at is none of its occupation ("a bard at the
-    Red Boar" pours no drinks)."""
+    Red Boar" pours no drinks). Read once a persona: every request asks it."""
     said = occupation_words(learned)
     lemmas = [(*(ls := getAllLemmas(w)).get("NOUN", ()), *ls.get("VERB", ()), w)[0] for w in said]
     words = f" {' '.join(said)} {' '.join(lemmas)} "
-    return [
+    return tuple(
         service
         for names, service in _services()
         if any(f" {name.replace('_', ' ')} " in words for name in names)
-    ]
+    )
 
 
 def occupation_words(learned: str) -> list[str]:
