@@ -325,21 +325,30 @@ _AS_OFTEN_PRESENT = frozenset(("got",))
 # which a verb may follow ("the man that cracked the safe", "I saw her leave").
 _POSSESSIVE = frozenset(("my", "your", "his", "its", "our", "their"))
 _BEFORE_A_NOUN = (DETERMINERS | _POSSESSIVE) - {"that"}
+# Present forms of "be", after which a past form is a participle of the present ("where
+# am I supposed to park?", "the gate is closed", "we're done").
+_PRESENT_BE = frozenset(("am", "is", "are", "i'm", "you're", "we're", "they're", "it's"))
 
 
 def past_tense(text: str) -> bool:
     """Whether a line speaks of the past: one of its words is a verb's past tense form
     ("did", "were", "talked"), by lemminflect's tables; not a modal ("could you fix
     it?"), nor one after a determiner, which is an adjective ("a busted drone", "my
-    cracked visor")."""
+    cracked visor"), nor a participle a present "is", "am" or "are" shortly before
+    makes present ("where am I supposed to park?", "is the gate closed?")."""
     words = [w.strip(".!;:'\"") for w in text.lower().replace("?", " ").replace(",", " ").split()]
-    for before, word in zip(["", *words], words, strict=False):
+    for at, (before, word) in enumerate(zip(["", *words], words, strict=False)):
         if word in _AS_OFTEN_PRESENT or word in MODALS or before in _BEFORE_A_NOUN:
             continue  # "could", "would", "might": modals, of no tense
+        being = _PRESENT_BE & set(words[max(0, at - BE_REACH) : at])
         for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
-            if word in getInflection(lemma, tag="VBD") and word != lemma:
+            participle = being and word in getInflection(lemma, tag="VBN")
+            if word in getInflection(lemma, tag="VBD") and word != lemma and not participle:
                 return True
     return False
+
+
+BE_REACH = 3  # words a participle of the present may be after its "is" ("is the gate closed?")
 
 
 _REPORTING = re.compile(r"\bthat\b|:", re.IGNORECASE)

@@ -29,7 +29,7 @@ from npc_brain.game_actions import (
 )
 from npc_brain.llm.fakes import SchemaChat
 from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
-from npc_brain.mind.talk.acts import Act, Deal, Vote
+from npc_brain.mind.talk.acts import Act, Deal, Need, Vote
 from npc_brain.mind.talk.deeds import (
     _asks_about,
     _head,
@@ -648,6 +648,14 @@ def _deed_answer(
             return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
         return np.tile(heard.vector, (len(texts), 1))  # type: ignore[arg-type]
 
+    return _deed_answer_embedded(heard, actions, embed)
+
+
+def _deed_answer_embedded(
+    heard: Heard, actions: tuple[GameAction, ...], embed: object
+) -> Answer | None:
+    """deed_answer for the trader declaring `actions`, texts embedded by `embed`."""
+
     async def recall(*_: object) -> list[object]:
         return []
 
@@ -673,3 +681,39 @@ def test_a_ware_another_action_takes_is_the_speakers_own_after_a_possessive() ->
     assert _owned("a lizard chewed a hole in my old water skin", skin)
     assert not _owned("I'll have one of your water skins", skin)
     assert not _owned("we'll need three water skins", skin)
+
+
+TEND = GameAction("tend", "treat the patient's injury")
+
+
+@pytest.mark.parametrize(
+    ("need", "share", "chooses"),
+    [("injury", 0.7, True), ("injury", 0.3, False), ("none", 0.9, False), ("repair", 0.7, False)],
+)
+def test_a_trouble_asks_for_the_action_that_stands_for_the_need_it_shows(
+    need: str, share: float, chooses: bool
+) -> None:
+    """ "caught my hand in the winch, it won't stop bleeding" is small talk by its words
+    and near no description; it shows an injury (Heard.need, from NEED_SURE), whose
+    services stand for treating the patient's injury and for nothing the trader sells.
+    A need shown unsurely, no need, or a need no declared action stands for asks nothing."""
+    from npc_brain.mind.talk.deeds import need_services
+
+    line = "caught my hand in the winch, it won't stop bleeding"
+    axes = np.eye(4, dtype=np.float32)
+    treating = {*need_services()[Need.INJURY], TEND.description}
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text in treating:
+                return axes[2]
+            return axes[1] if text.startswith(SELL.description) else axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    talk = Vote("small_talk", {"small_talk": 0.4, "request": 0.3, "other": 0.3}, "")
+    shown = Vote(need, {need: share, "none": 1 - share}, "")
+    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, axes[0], need=shown)
+    answer = _deed_answer_embedded(heard, (SELL, TEND), embed)
+    chosen = answer.deed.action.name if answer is not None and answer.deed else None
+    assert (chosen == "tend") is chooses

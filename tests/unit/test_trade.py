@@ -173,3 +173,8 @@ def test_a_count_is_read_within_its_stretch_and_of_your_wares() -> None:
 
 def test_a_ware_with_an_aside_after_a_comma_is_counted_at_its_head() -> None:
     assert counted(3, "the Gull, with her nets and oars") == "three Gulls, with her nets and oars"
+
+
+def test_a_noun_a_modal_follows_is_who_may_do_a_thing_not_a_thing_asked() -> None:
+    assert things_asked("any way a fellow could earn his supper round here?") == []
+    assert things_asked("do you sell boats?") == [("boat",)]

@@ -6,8 +6,9 @@ by its anchors: no keyword list, the same code for every game. A question of fac
 gets a facet (data/facets.tsv: about the NPC itself, its plans, its past, a
 person, news, anything else), which tells its composer where to look, and every line a
 deal (data/deals.tsv: asks a price or what is sold, orders, or neither), which tells
-the game actions whether to choose one. A game may add act examples of its own (setting
-`act_examples`, same format).
+the game actions whether to choose one, and a need (data/needs.tsv: the service a line
+shows the speaker wants, put as a trouble as often as asked), which tells them which.
+A game may add act examples of its own (setting `act_examples`, same format).
 """
 
 from __future__ import annotations
@@ -76,6 +77,37 @@ class Deal(StrEnum):
     ASK = "ask"
     ORDER = "order"
     OTHER = "other"
+
+
+class Need(StrEnum):
+    """The service a line shows the speaker needs (data/needs.tsv), put as a trouble or
+    a situation as often as asked ("caught my hand in the winch, it won't stop
+    bleeding": an injury to treat); data/need_services.tsv says each in the words games
+    describe their actions with. `none` asks for no service."""
+
+    INJURY = "injury"
+    ILLNESS = "illness"
+    CHECKUP = "checkup"
+    REPAIR = "repair"
+    SHARPEN = "sharpen"
+    COMMISSION = "commission"
+    LODGING = "lodging"
+    FOOD_DRINK = "food_drink"
+    WORK = "work"
+    STORAGE = "storage"
+    RESERVE = "reserve"
+    PASSAGE = "passage"
+    HAULAGE = "haulage"
+    BERTH = "berth"
+    CLEARANCE = "clearance"
+    PAPERWORK = "paperwork"
+    IDENTIFY = "identify"
+    TEACH = "teach"
+    INSPECT = "inspect"
+    GUARD = "guard"
+    FIND = "find"
+    GOODS = "goods"  # to buy a thing the NPC sells: what the wares are for
+    NONE = "none"
 
 
 @dataclass(frozen=True)

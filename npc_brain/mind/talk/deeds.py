@@ -11,7 +11,9 @@ Code decides, the model only picks among declared values:
   EXAMPLE_LIFT) its embedding is nearest (MiniLM cosine from FITS, ahead of the next
   by MARGIN), or one that stands out of several (from DISTINCT_FITS, DISTINCT_MARGIN
   ahead), as does a line whose act the classifier is unsure of (a threat at less than
-  FAINT_THREAT of the vote among them: a rough order); a threat, or a demand
+  FAINT_THREAT of the vote among them: a rough order); a line showing a need (a
+  trouble: "caught my hand in the winch") is as near the action that stands for it
+  as a line must be that is no request (_needed); a threat, or a demand
   whose "or ..." clause is one, the action that answers threats (refusing, arresting,
   fighting) nearest the line, where the game declared such;
 - each argument takes the option the line names, else its only option, else the
@@ -26,6 +28,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,7 +41,7 @@ from npc_brain.game_actions import (
     GameAction,
 )
 from npc_brain.memory.when import past_tense
-from npc_brain.mind.talk.acts import Act, Deal
+from npc_brain.mind.talk.acts import Act, Deal, Need, shipped
 from npc_brain.mind.talk.answers import content_word
 from npc_brain.mind.talk.hindrance import hindrance
 from npc_brain.mind.talk.realise import join_clauses, promised, sentence
@@ -146,6 +149,12 @@ async def deed_answer(scene: Scene) -> Answer | None:
         return None  # "is the causeway passable?" asks what is so, not for the ferry
     if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
         return await _threatened(scene, likeness)
+    if (needed := await _needed(scene)) is not None:  # "caught my hand in the winch"
+        likeness[needed] = max(likeness[needed], NEED_FITS)
+    nearest = actions[int(np.argmax(likeness))]
+    # a need surely shown names what is done with a ware the line names ("I'd like to
+    # see the boat before I decide"), where a need less sure only draws the line near
+    serves = needed is not None and actions[needed] is nearest and surely_needs(heard)
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     unsure = heard.vote.confidence < SURE
     if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wares, likeness)):
@@ -162,13 +171,14 @@ async def deed_answer(scene: Scene) -> Answer | None:
         asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
     ):
         # a ware named is bought, unless the line asks for another action on it ("mend
-        # my hand net" to one who sells and mends nets), or is far nearer another, or
+        # my hand net" to one who sells and mends nets, "I'd like to see the boat before
+        # I decide" to one who sells it and shows it), or is far nearer another, or
         # names one of its options whole ("would you bake her a birthday cake?" or "do
         # us a seed cake" to one who sells honey cakes and bakes to order)
         selling = next(i for i, a in enumerate(actions) if a.name == orders[0][1].action)
         nearer = max(likeness) - likeness[selling] >= FAR_NEARER
         if nearest.name != orders[0][1].action and (
-            _said_of(heard, nearest, *orders[0]) or nearer or _named_whole(nearest, line)
+            _said_of(heard, nearest, *orders[0]) or serves or nearer or _named_whole(nearest, line)
         ):
             return await _granted(scene, nearest)
         return await _bought(scene, orders)
@@ -285,6 +295,51 @@ async def _likeness(scene: Scene) -> list[float]:
             if best >= SERVICE_FITS and best >= second + MARGIN:
                 likeness[i] = max(likeness[i], float(cosine))
     return likeness
+
+
+async def _needed(scene: Scene) -> int | None:
+    """Where in the declared actions the one is that stands for the need a line shows,
+    which is then at least NEED_FITS near the line. The need is read from the line
+    (understand.Heard.need, from NEED_SURE of its vote); the action is the one whose
+    description is nearest one of the need's services (need_services), from
+    SERVICE_FITS and NEED_MARGIN ahead of the next: "caught my hand in the winch" shows
+    an injury, whose "treat an injury" stands for the medic's "treat the patient's
+    injury", and for nothing the medic sells. No answer to a threat stands for a need
+    ("send the asker away" is near "give the asker work" in words)."""
+    need, actions = scene.heard.need, scene.agent.actions
+    if need is None or need.label == Need.NONE or need.confidence < NEED_SURE:
+        return None
+    wanted = need_services()[Need(need.label)]
+    vectors = await scene.embed([*(a.description for a in actions), *wanted])
+    described, services = vectors[: len(actions)], vectors[len(actions) :]
+    serving = (described @ services.T).max(axis=1)
+    serving[await _answer_threats(scene)] = -1.0  # no need is met by refusing or fighting
+    i, best, second = _top_two(serving)
+    return i if best >= SERVICE_FITS and best >= second + NEED_MARGIN else None
+
+
+NEED_SURE = 0.4  # a need's share of its vote from which a line shows it
+
+
+def surely_needs(heard: Heard) -> bool:
+    """Whether a line shows a need by a sure vote (understand.SURE)."""
+    return heard.need is not None and heard.need.confidence >= SURE
+
+
+# How near a line is to the action its need stands for: as near as a line that is no
+# request must be (STRONG_FITS), not so near that it outweighs a ware named
+# (FAR_NEARER) or an action the line says in its own words.
+NEED_FITS = STRONG_FITS
+NEED_MARGIN = 0.1  # how much nearer one of its services the action must be than the next
+
+
+@cache
+def need_services() -> dict[Need, tuple[str, ...]]:
+    """What each need asks an NPC to do (data/need_services.tsv)."""
+    found: dict[Need, list[str]] = {need: [] for need in Need}
+    for example in shipped("need_services.tsv", tuple(Need)):
+        found[Need(example.label)].append(example.text)
+    return {need: tuple(texts) for need, texts in found.items()}
 
 
 SERVICE_FITS = 0.4  # cosine of a service to an action's description from which it stands for it
@@ -603,10 +658,7 @@ async def _threatened(scene: Scene, likeness: Sequence[float]) -> Answer | None:
     the one nearest the line (`likeness`: each action's cosine to it): a guard arrests
     one who threatens arson, and fights one who draws a sword."""
     actions = scene.agent.actions
-    answers = len(ANSWERS_TO_A_THREAT)
-    vectors = await scene.embed([*ANSWERS_TO_A_THREAT, *(a.description for a in actions)])
-    nearness = (vectors[answers:] @ vectors[:answers].T).max(axis=1)
-    hostile = [i for i, x in enumerate(nearness) if x >= THREAT_FITS]
+    hostile = [i for i, answers in enumerate(await _answer_threats(scene)) if answers]
     if not hostile:
         return None
     action = actions[max(hostile, key=lambda i: likeness[i])]
@@ -614,6 +666,16 @@ async def _threatened(scene: Scene, likeness: Sequence[float]) -> Answer | None:
     said = ("I won't stand for that.",)
     deed = Deed(action, arguments, 0.0, _agreed(action, arguments))
     return Answer(said, (action.description,), answered=True, deed=deed)
+
+
+async def _answer_threats(scene: Scene) -> list[bool]:
+    """Whether each declared action is one of the NPC's answers to a threat: near one
+    of ANSWERS_TO_A_THREAT, from THREAT_FITS."""
+    answers = len(ANSWERS_TO_A_THREAT)
+    described = (a.description for a in scene.agent.actions)
+    vectors = await scene.embed([*ANSWERS_TO_A_THREAT, *described])
+    nearness = (vectors[answers:] @ vectors[:answers].T).max(axis=1)
+    return [bool(x >= THREAT_FITS) for x in nearness]
 
 
 def _described(action: GameAction) -> str:

@@ -22,6 +22,7 @@ from npc_brain.words import (
     COUNTING_WORDS,
     DETERMINERS,
     FUNCTION_WORDS,
+    MODALS,
     NUMBER_WORDS,
     POSSESSIVES,
     PREPOSITIONS,
@@ -137,7 +138,8 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
     fish hooks?": ("fish", "hook")): nouns after a determiner, a number or a verb of
     trade or having ("sell dynamite"), and an adjective or two, or in the plural;
     leaving out the words of trading (TRADE_WORDS) and of news in general ("anything
-    this week?"). A noun said of something ("30 is robbery") names no thing."""
+    this week?"). A noun said of something ("30 is robbery") names no thing, nor
+    one a modal follows, the subject of what it may do ("a fellow could earn")."""
     found: list[tuple[str, ...]] = []
     run: list[str] = []
     introduced = plural = False
@@ -149,8 +151,8 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
             run.append(lemma)
             plural = word != lemma
             continue
-        if run and (introduced or plural):
-            found.append(tuple(run))
+        if run and (introduced or plural) and word not in MODALS:
+            found.append(tuple(run))  # not "any way a fellow could earn his supper?"
         run = []
         verbs = set(getAllLemmas(word).get("VERB", ()))
         introduced = (

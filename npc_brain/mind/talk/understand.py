@@ -24,6 +24,7 @@ from npc_brain.mind.talk.acts import (
     Example,
     Facet,
     NearestExamples,
+    Need,
     Vote,
     cache_name,
     normalised,
@@ -70,6 +71,7 @@ class Heard:
     vector: NDArray[np.float32] = field(repr=False, compare=False)
     deal: Vote | None = None  # what it asks of a trade (acts.Deal), and how surely
     ultimatum: bool = False  # a threat by what follows a demand ("..., or I sink her")
+    need: Vote | None = None  # the service it shows the speaker needs (acts.Need), and how surely
 
     @property
     def topic(self) -> str:
@@ -94,12 +96,14 @@ CLASSIFIED: dict[str, tuple[str, ...]] = {
     "facets.tsv": tuple(Facet),
     "deals.tsv": tuple(Deal),
     "consequences.tsv": CONSEQUENCES,
+    "needs.tsv": tuple(Need),
 }
 
 
 class Understanding:
     """Classifies lines by the nearest labelled examples (acts, facets, deals, what
-    follows a demand's "or"), fitted on first use with the server's embedder."""
+    follows a demand's "or", the service a line shows a need of), fitted on first use
+    with the server's embedder."""
 
     def __init__(self, faculties: Faculties, extra: Sequence[Example] = ()) -> None:
         self._f = faculties
@@ -109,6 +113,7 @@ class Understanding:
         self.consequences = NearestExamples(
             shipped("consequences.tsv", CLASSIFIED["consequences.tsv"])
         )
+        self.needs = NearestExamples(shipped("needs.tsv", CLASSIFIED["needs.tsv"]))
         self._fitting = asyncio.Lock()
 
     async def fitted(self) -> None:
@@ -121,6 +126,7 @@ class Understanding:
                 ("facets.tsv", self.facets),
                 ("deals.tsv", self.deals),
                 ("consequences.tsv", self.consequences),
+                ("needs.tsv", self.needs),
             ):
                 if not classifier.fitted:
                     classifier.fit(await self._embedded(file, classifier.texts()))
@@ -194,6 +200,7 @@ class Understanding:
             vector=vector,
             deal=self.deals.vote(line, vector),
             ultimatum=ultimatum,
+            need=self.needs.vote(line, vector),
         )
 
 
