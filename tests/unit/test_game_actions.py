@@ -717,3 +717,64 @@ def test_a_trouble_asks_for_the_action_that_stands_for_the_need_it_shows(
     answer = _deed_answer_embedded(heard, (SELL, TEND), embed)
     chosen = answer.deed.action.name if answer is not None and answer.deed else None
     assert (chosen == "tend") is chooses
+
+
+def test_no_hostile_action_is_granted_to_a_line_that_is_no_threat() -> None:
+    """ "any odd jobs going round the tavern?" is near throwing a troublemaker out of the
+    tavern by its words; throwing out answers threats only, so nothing is chosen."""
+    from npc_brain.mind.talk.deeds import ANSWERS_TO_A_THREAT
+
+    throw = GameAction("throw_out", "throw a troublemaker out of the tavern")
+    axes = np.eye(4, dtype=np.float32)
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text.startswith(throw.description):
+                return 0.6 * axes[0] + 0.8 * axes[1]  # 0.6 to the line, 0.8 to a threat's answer
+            if text in ANSWERS_TO_A_THREAT:
+                return axes[1]
+            return axes[2] if text.startswith(SELL.description) else axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    ask = Vote("request", {"request": 0.9, "other": 0.1}, "")
+    line = "any odd jobs going round the tavern?"
+    heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, axes[0])
+    answer = _deed_answer_embedded(heard, (SELL, throw), embed)
+    assert answer is None or answer.deed is None
+
+
+def test_a_need_whose_action_takes_the_ware_named_does_that_to_it_rather_than_sell_it() -> None:
+    """ "put a water skin by for me?" names a ware and is nearest selling it by its
+    words, but shows a need (unsurely: 0.45) met by keeping a thing back, which takes the
+    water skin: the skin is kept back, not sold."""
+    from npc_brain.mind.talk.deeds import need_services
+
+    keep = GameAction(
+        "keep_aside",
+        "keep something back for the customer to collect later",
+        (ActionArgument("item", ArgumentType.ITEM, (WATER,)),),
+    )
+    axes = np.eye(4, dtype=np.float32)
+    keeping = {*need_services()[Need.RESERVE], keep.description}
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text in keeping or text.startswith(keep.description):
+                return axes[2]
+            if text.startswith(SELL.description):
+                return 0.8 * axes[0] + 0.6 * axes[1]
+            return axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    ask = Vote("request", {"request": 0.9, "other": 0.1}, "")
+    shown = Vote("reserve", {"reserve": 0.45, "goods": 0.3, "none": 0.25}, "")
+    line = "put a water skin by for me? I'm out till noon"
+    heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, axes[0], need=shown)
+    answer = _deed_answer_embedded(heard, (SELL, keep), embed)
+    assert answer is not None and answer.deed is not None
+    assert (answer.deed.action.name, answer.deed.arguments) == (
+        "keep_aside",
+        {"item": "water_skin"},
+    )

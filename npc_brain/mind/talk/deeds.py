@@ -149,12 +149,13 @@ async def deed_answer(scene: Scene) -> Answer | None:
         return None  # "is the causeway passable?" asks what is so, not for the ferry
     if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
         return await _threatened(scene, likeness)
-    if (needed := await _needed(scene)) is not None:  # "caught my hand in the winch"
+    # past the threats, no hostile action is granted ("any odd jobs round the tavern?"
+    # is near throwing a troublemaker out of the tavern by its words)
+    hostile = await _answer_threats(scene)
+    likeness = [-1.0 if h else x for x, h in zip(likeness, hostile, strict=True)]
+    if (needed := await _needed(scene, hostile)) is not None:  # "caught my hand in the winch"
         likeness[needed] = max(likeness[needed], NEED_FITS)
     nearest = actions[int(np.argmax(likeness))]
-    # a need surely shown names what is done with a ware the line names ("I'd like to
-    # see the boat before I decide"), where a need less sure only draws the line near
-    serves = needed is not None and actions[needed] is nearest and surely_needs(heard)
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     unsure = heard.vote.confidence < SURE
     if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wares, likeness)):
@@ -178,9 +179,23 @@ async def deed_answer(scene: Scene) -> Answer | None:
         selling = next(i for i, a in enumerate(actions) if a.name == orders[0][1].action)
         nearer = max(likeness) - likeness[selling] >= FAR_NEARER
         if nearest.name != orders[0][1].action and (
-            _said_of(heard, nearest, *orders[0]) or serves or nearer or _named_whole(nearest, line)
+            _said_of(heard, nearest, *orders[0]) or nearer or _named_whole(nearest, line)
         ):
             return await _granted(scene, nearest)
+        # a need names what is done with the ware when its action takes the ware ("put a
+        # loaf by for me?"), or when it is surely shown and its action is the nearest
+        # ("I'd like to see the boat before I decide"); not a need less sure ("gimme a
+        # hatchet, need to chop firewood" is no blade to sharpen)
+        if (
+            needed is not None
+            and needed != selling
+            and (
+                _takes(actions[needed], orders[0][1])
+                or actions[needed] is nearest
+                and surely_needs(heard)
+            )
+        ):
+            return await _granted(scene, actions[needed])
         return await _bought(scene, orders)
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
     if best is None and (asking or unsure and not threat) and len(actions) > 1:
@@ -297,15 +312,15 @@ async def _likeness(scene: Scene) -> list[float]:
     return likeness
 
 
-async def _needed(scene: Scene) -> int | None:
+async def _needed(scene: Scene, hostile: Sequence[bool]) -> int | None:
     """Where in the declared actions the one is that stands for the need a line shows,
     which is then at least NEED_FITS near the line. The need is read from the line
     (understand.Heard.need, from NEED_SURE of its vote); the action is the one whose
     description is nearest one of the need's services (need_services), from
     SERVICE_FITS and NEED_MARGIN ahead of the next: "caught my hand in the winch" shows
     an injury, whose "treat an injury" stands for the medic's "treat the patient's
-    injury", and for nothing the medic sells. No answer to a threat stands for a need
-    ("send the asker away" is near "give the asker work" in words)."""
+    injury", and for nothing the medic sells. No answer to a threat (`hostile`) stands
+    for a need ("send the asker away" is near "give the asker work" in words)."""
     need, actions = scene.heard.need, scene.agent.actions
     if need is None or need.label == Need.NONE or need.confidence < NEED_SURE:
         return None
@@ -313,7 +328,7 @@ async def _needed(scene: Scene) -> int | None:
     vectors = await scene.embed([*(a.description for a in actions), *wanted])
     described, services = vectors[: len(actions)], vectors[len(actions) :]
     serving = (described @ services.T).max(axis=1)
-    serving[await _answer_threats(scene)] = -1.0  # no need is met by refusing or fighting
+    serving[list(hostile)] = -1.0  # no need is met by refusing or fighting
     i, best, second = _top_two(serving)
     return i if best >= SERVICE_FITS and best >= second + NEED_MARGIN else None
 
