@@ -599,10 +599,22 @@ def test_an_ultimatum_is_a_threat_though_it_names_a_price() -> None:
     line = "3 shells for that leaky water skin? let me have it for 1 or your stall burns"
     vote = Vote("threat", {"threat": 0.9, "trade": 0.1}, "")
     asking = Vote(Deal.ASK, {Deal.ASK: 0.64, Deal.ORDER: 0.36}, "")
-    heard = Heard(
-        line, Act.THREAT, vote, None, (), (), (), None, np.array([1, 0], np.float32), asking, True
-    )
-    answer = _deed_answer(heard, (SELL, refuse), {SELL.description: 0.3, refuse.description: 0.1})
+    from npc_brain.mind.talk.deeds import ANSWERS_TO_A_THREAT
+
+    axes = np.eye(4, dtype=np.float32)
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text.startswith(SELL.description):
+                return 0.3 * axes[0] + 0.954 * axes[2]
+            if text.startswith(refuse.description):
+                return 0.1 * axes[0] + 0.995 * axes[1]  # near the answers to a threat
+            return axes[1] if text in ANSWERS_TO_A_THREAT else axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    heard = Heard(line, Act.THREAT, vote, None, (), (), (), None, axes[0], asking, True)
+    answer = _deed_answer_embedded(heard, (SELL, refuse), embed)
     assert answer is not None and answer.deed is not None
     assert answer.sentences == ("I won't stand for that.",)
 
@@ -635,19 +647,25 @@ def _deed_answer(
     heard: Heard, actions: tuple[GameAction, ...], cosines: dict[str, float] | None = None
 ) -> Answer | None:
     """deed_answer for the trader declaring `actions`, every text embedded where the
-    line is, or with `cosines` (a text's start -> its cosine to the line [1, 0]) each
-    text at that cosine and the rest at right angles (the trader remembers and plans
-    nothing)."""
+    line is (but the answers to a threat, at right angles), or with `cosines` (a text's
+    start -> its cosine to the line [1, 0, 0]) each text at that cosine and the rest at
+    right angles to the line and to them (the trader remembers and plans nothing)."""
+    from npc_brain.mind.talk.deeds import ANSWERS_TO_A_THREAT
 
     def at(text: str) -> np.ndarray:
-        x = next((c for start, c in (cosines or {}).items() if text.startswith(start)), 0.0)
-        return np.array([x, np.sqrt(1 - x * x)], np.float32)
+        x = next((c for start, c in (cosines or {}).items() if text.startswith(start)), None)
+        if x is None:
+            return np.array([0, 0, 1], np.float32)
+        return np.array([x, np.sqrt(1 - x * x), 0], np.float32)
 
     async def embed(texts: object) -> np.ndarray:
         if cosines is not None:
             return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
-        return np.tile(heard.vector, (len(texts), 1))  # type: ignore[arg-type]
+        aside = np.roll(heard.vector, 1)
+        return np.stack([aside if t in ANSWERS_TO_A_THREAT else heard.vector for t in texts])  # type: ignore[attr-defined]
 
+    if cosines is not None:
+        heard = replace(heard, vector=np.array([1, 0, 0], np.float32))
     return _deed_answer_embedded(heard, actions, embed)
 
 
