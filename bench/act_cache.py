@@ -1,6 +1,6 @@
 """Writes the embeddings of the dialogue acts', facets', deals' and needs' examples for the
 default embedder, shipped beside them (npc_brain/mind/talk/data/*.npy), so a server fits
-its classifiers without embedding some 1,900 examples first. Run after editing acts.tsv,
+its classifiers without embedding some 2,500 examples first. Run after editing acts.tsv,
 facets.tsv, deals.tsv, consequences.tsv or needs.tsv:
 
     python -m bench.act_cache
