@@ -74,13 +74,14 @@ def _say(
     at: int,
     agent_id: str = "ines",
     actions: Sequence[pb.GameAction] = (),
+    world_id: str = "kestrel",
 ) -> pb.Utterance:
     """The player's line to an agent (with `actions` for this call only, if given),
     and its final reply, which must be the tokens streamed."""
     events = list(
         process.stub.Converse(
             pb.ConverseRequest(
-                world_id="kestrel",
+                world_id=world_id,
                 agent_id=agent_id,
                 game_time=_at(at),
                 speaker_id="player",
@@ -221,6 +222,108 @@ def test_a_need_is_met_by_the_action_whose_example_lines_say_it_and_an_ultimatum
         [described, DETAIN],
     )
     assert hurried.game_action.name == "escort", hurried.text
+
+
+# Two settings of other genres, whose actions no example line says: a frontier doctor
+# and a wasteland mechanic. A trouble told is the need it shows (data/needs.tsv), met
+# by the action that stands for it; a story of the past asks nothing.
+DOCTOR = [
+    pb.GameAction(
+        name="sell",
+        description="sell a remedy from the surgery",
+        arguments=[
+            pb.ActionArgument(
+                name="item",
+                type=pb.ITEM,
+                options=[pb.ActionOption(value="laudanum", label="a bottle of laudanum", price=3)],
+            )
+        ],
+        currency="dollars",
+    ),
+    pb.GameAction(name="stitch_wound", description="stitch and dress a patient's wound"),
+]
+MECHANIC = [
+    pb.GameAction(
+        name="sell",
+        description="sell salvage from the yard",
+        arguments=[
+            pb.ActionArgument(
+                name="item",
+                type=pb.ITEM,
+                options=[pb.ActionOption(value="fuel", label="a can of fuel", price=12)],
+            )
+        ],
+        currency="caps",
+    ),
+    pb.GameAction(name="fix_vehicle", description="get a broken-down vehicle running again"),
+]
+
+
+@pytest.mark.parametrize(
+    ("world", "npc", "learned", "actions", "line", "chosen"),
+    [
+        (
+            "dustwater",
+            "ada",
+            "the doctor of Dustwater, who keeps the surgery on Main Street",
+            DOCTOR,
+            "Got thrown onto the wire fence, my arm's torn open and it won't quit bleeding.",
+            "stitch_wound",
+        ),
+        (  # these two were chosen nothing before data/needs.tsv
+            "dustwater",
+            "ada",
+            "the doctor of Dustwater, who keeps the surgery on Main Street",
+            DOCTOR,
+            "Rattler got me on the ankle out by the creek, the whole leg's swelling up.",
+            "stitch_wound",
+        ),
+        (
+            "dustwater",
+            "ada",
+            "the doctor of Dustwater, who keeps the surgery on Main Street",
+            DOCTOR,
+            "Fell off the roof fixing shingles, I think my wrist is busted.",
+            "stitch_wound",
+        ),
+        (
+            "rustbelt",
+            "gus",
+            "the mechanic of the Rustbelt camp, who keeps the salvage yard",
+            MECHANIC,
+            "My truck died out on the highway, it just clicks when I turn the key.",
+            "fix_vehicle",
+        ),
+        (
+            "rustbelt",
+            "gus",
+            "the mechanic of the Rustbelt camp, who keeps the salvage yard",
+            MECHANIC,
+            "My old man drove a truck like that one, back before the bombs.",
+            "",
+        ),
+    ],
+)
+def test_a_trouble_told_is_met_by_the_action_that_stands_for_its_need(
+    server: tuple[ServerProcess, str],
+    world: str,
+    npc: str,
+    learned: str,
+    actions: list[pb.GameAction],
+    line: str,
+    chosen: str,
+) -> None:
+    process, _ = server
+    persona = pb.Persona(
+        name=npc.title(), age=50, innate="gruff, kind", learned=learned, pronouns="she"
+    )
+    process.stub.UpsertAgent(
+        pb.UpsertAgentRequest(
+            world_id=world, agent_id=npc, persona=persona, game_time=_at(NOW), actions=actions
+        )
+    )
+    final = _say(process, line, NOW + 5000, npc, world_id=world)
+    assert final.game_action.name == chosen, final.text
 
 
 def _post(url: str, method: str, body: dict[str, Any]) -> Any:
