@@ -762,10 +762,16 @@ def test_no_hostile_action_is_granted_to_a_line_that_is_no_threat() -> None:
     assert answer is None or answer.deed is None
 
 
-def test_a_need_whose_action_takes_the_ware_named_does_that_to_it_rather_than_sell_it() -> None:
+@pytest.mark.parametrize(
+    ("line", "price"),
+    [("put a water skin by for me? I'm out till noon", 3), ("put two water skins by for me?", 6)],
+)
+def test_a_need_whose_action_takes_the_ware_named_does_that_to_it_rather_than_sell_it(
+    line: str, price: float
+) -> None:
     """ "put a water skin by for me?" names a ware and is nearest selling it by its
     words, but shows a need (unsurely: 0.45) met by keeping a thing back, which takes the
-    water skin: the skin is kept back, not sold."""
+    water skin: the skin is kept back, not sold, at its price times how many."""
     from npc_brain.mind.talk.deeds import need_services
 
     keep = GameAction(
@@ -788,7 +794,6 @@ def test_a_need_whose_action_takes_the_ware_named_does_that_to_it_rather_than_se
 
     ask = Vote("request", {"request": 0.9, "other": 0.1}, "")
     shown = Vote("reserve", {"reserve": 0.45, "goods": 0.3, "none": 0.25}, "")
-    line = "put a water skin by for me? I'm out till noon"
     heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, axes[0], need=shown)
     answer = _deed_answer_embedded(heard, (SELL, keep), embed)
     assert answer is not None and answer.deed is not None
@@ -796,3 +801,4 @@ def test_a_need_whose_action_takes_the_ware_named_does_that_to_it_rather_than_se
         "keep_aside",
         {"item": "water_skin"},
     )
+    assert answer.deed.price == price

@@ -195,7 +195,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
                 and surely_needs(heard)
             )
         ):
-            return await _granted(scene, actions[needed])
+            return await _granted(scene, actions[needed], orders[0][0])
         return await _bought(scene, orders)
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
     if best is None and (asking or unsure and not threat) and len(actions) > 1:
@@ -615,16 +615,18 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
     return Answer(("Of course.", said, *then), (said,), answered=True, deed=deed)
 
 
-async def _granted(scene: Scene, action: GameAction) -> Answer:
-    """A request granted with the action: its arguments, its price said; refused with
-    its reason when the NPC's own state keeps it from it (hindrance.py: "open the east
-    gate tomorrow" to the captain who shuts it all day tomorrow)."""
+async def _granted(scene: Scene, action: GameAction, count: int = 1) -> Answer:
+    """A request granted with the action: its arguments, its price said (for `count` of
+    the ware the line names, when the action takes no NUMBER: "put two loaves by for
+    me"); refused with its reason when the NPC's own state keeps it from it
+    (hindrance.py: "open the east gate tomorrow" to the captain who shuts it all day
+    tomorrow)."""
     if hindered := await hindrance(scene, await scene.recall(scene.heard.text, CANDIDATES)):
         return hindered
     arguments = await _rest(scene, action, {})
     done = _promise(scene.heard.text, action)
     said = [sentence(f"Of course, I'll {done}") if done else "Of course."]
-    price = _priced(action, arguments)
+    price = _priced(action, arguments, count)
     if price:
         said.append(sentence(f"That's {amount(price, action.currency)}"))
     deed = Deed(action, arguments, price, _agreed(action, arguments))
@@ -653,11 +655,12 @@ def _verbs(action: GameAction) -> set[str]:
     return {stem(words[0]) for words in map(lower_words, phrases) if words}
 
 
-def _priced(action: GameAction, arguments: dict[str, str]) -> float:
+def _priced(action: GameAction, arguments: dict[str, str], count: int = 1) -> float:
     """What the action costs with these arguments: a chosen ITEM option's price (times
-    a NUMBER argument's count), else the action's own price."""
+    a NUMBER argument's count, else `count`: the game learns how many by the price, as
+    of a sale), else the action's own price."""
     numbers = [a.name for a in action.arguments if a.type is ArgumentType.NUMBER]
-    count = int(arguments.get(numbers[0]) or 1) if numbers else 1
+    count = int(arguments.get(numbers[0]) or 1) if numbers else count
     item = action.argument(ArgumentType.ITEM)
     chosen = [
         o
