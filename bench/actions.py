@@ -10,9 +10,12 @@ right is then reported done (ReportOutcome), and the NPC is asked "What did I bu
 you?": its answer must name the item and the price. The replies' latency is measured
 twice in the same run: with the actions declared, and with none (the baseline).
 With --examples, each action is declared with its example lines (examples.json).
+--split takes several splits, comma-separated ("train,dev,dev2"); --no-baseline skips
+the two passes without actions, which only the latency needs (a tuning run of all five
+tuning splits then takes under a minute on 2 cores).
 
-    python -m bench.actions [--split test|train|dev|dev2|fresh|fresh2|fresh3|all] [--examples]
-                            [--out results.json]
+    python -m bench.actions [--split test|train|dev|dev2|fresh|fresh2|fresh3|all[,...]]
+                            [--examples] [--no-baseline] [--out results.json]
 """
 
 from __future__ import annotations
@@ -120,12 +123,14 @@ async def _reply(
     return (final.text if final else ""), final, time.perf_counter() - started
 
 
-async def run(split: str, examples: bool = False) -> dict[str, Any]:
-    """The split's lines to the NPCs, their actions declared with their example lines
-    or without."""
+async def run(split: str, examples: bool = False, with_baseline: bool = True) -> dict[str, Any]:
+    """The split's lines (or the comma-separated splits') to the NPCs, their actions
+    declared with their example lines or without; timed against the same lines with no
+    actions declared unless not `with_baseline`."""
     settings_data, actions, lines = load()
     written = example_lines() if examples else {}
-    wanted = [x for x in lines if split == "all" or x.get("split") == split]
+    splits = set(split.split(","))
+    wanted = [x for x in lines if "all" in splits or x.get("split") in splits]
     with tempfile.TemporaryDirectory(prefix="npc-actions-") as tmp:
         brain = build_brain(Settings(data_dir=Path(tmp)))
         by_id = {s["id"]: s for s in settings_data}
@@ -134,7 +139,7 @@ async def run(split: str, examples: bool = False) -> dict[str, Any]:
                 await build(brain, setting)
             baseline = []  # the same lines, no actions declared (after a pass that warms
             # the caches both arms share: the lines' embeddings, the model's prefix)
-            for warming in (True, False):
+            for warming in (True, False) if with_baseline else ():
                 for i, line in enumerate(wanted):
                     setting = by_id[line["setting"]]
                     now = _time(setting["start"]) + 60 * i
@@ -165,7 +170,12 @@ async def run(split: str, examples: bool = False) -> dict[str, Any]:
                 timed.append(seconds)
                 chosen = final.game_action if final else None
                 verdict = judge(line, text, chosen)
-                verdict |= {"id": line["id"], "line": line["line"], "reply": text}
+                verdict |= {
+                    "id": line["id"],
+                    "split": line.get("split"),
+                    "line": line["line"],
+                    "reply": text,
+                }
                 sold = chosen is not None and verdict["right"] and line["act"] == "trade"
                 if sold and chosen is not None:
                     await brain.report_outcome(
@@ -202,7 +212,11 @@ def summary(run_: dict[str, Any]) -> dict[str, float]:
         "contradictions": sum(bool(r["contradicts"]) for r in results),
         "recalled": sum(recalls) / len(recalls) if recalls else 0.0,
         "sales_reported": len(recalls),
-        "extra_p95_s": p95(run_["with_actions"]) - p95(run_["without_actions"]),
+        "extra_p95_s": (
+            p95(run_["with_actions"]) - p95(run_["without_actions"])
+            if run_["without_actions"]
+            else float("nan")  # --no-baseline
+        ),
     }
 
 
@@ -288,17 +302,18 @@ def rows(split: str = "test") -> list[Row]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--split",
-        default="test",
-        choices=("test", "train", "dev", "dev2", "fresh", "fresh2", "fresh3", "all"),
-    )
+    parser.add_argument("--split", default="test", type=_splits, help="one or more, by commas")
     parser.add_argument("--out", type=Path)
     parser.add_argument(
         "--examples", action="store_true", help="declare each action with its example lines"
     )
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the passes without actions (no latency figure; for tuning runs)",
+    )
     args = parser.parse_args(argv)
-    done = asyncio.run(run(args.split, args.examples))
+    done = asyncio.run(run(args.split, args.examples, not args.no_baseline))
     for r in done["results"]:
         mark = "ok " if r["right"] and not r["contradicts"] else "BAD"
         print(
@@ -308,9 +323,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         if "recalled" in r:
             print(f"      asked after: {r['recalled']}", file=sys.stderr)
+    per_split: dict[str, list[int]] = {}
+    for r in done["results"]:
+        tally = per_split.setdefault(r["split"], [0, 0])
+        tally[0] += bool(r["right"] and not r["contradicts"])
+        tally[1] += 1
+    print(" ".join(f"{s} {ok}/{n}" for s, (ok, n) in per_split.items()), file=sys.stderr)
     print(json.dumps(summary(done), indent=1))
     if args.out:
         args.out.write_text(json.dumps(done, indent=1, default=str), encoding="utf-8")
+
+
+SPLITS = ("test", "train", "dev", "dev2", "fresh", "fresh2", "fresh3", "all")
+
+
+def _splits(value: str) -> str:
+    """--split: one or more of SPLITS, comma-separated."""
+    unknown = [s for s in value.split(",") if s not in SPLITS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown split {unknown[0]!r}; one of {SPLITS}")
+    return value
 
 
 if __name__ == "__main__":
