@@ -199,6 +199,11 @@ async def run(split: str, examples: bool = False, with_baseline: bool = True) ->
     return {"results": results, "with_actions": timed, "without_actions": baseline}
 
 
+def passed(result: dict[str, Any]) -> bool:
+    """Whether a judged line is right and its words agree with the choice."""
+    return bool(result["right"] and not result["contradicts"])
+
+
 def p95(values: Sequence[float]) -> float:
     return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
 
@@ -233,7 +238,7 @@ def write_transcript(done: dict[str, Any], split: str) -> None:
         "",
     ]
     for r in done["results"]:
-        verdict = "ok" if r["right"] and not r["contradicts"] else "WRONG"
+        verdict = "ok" if passed(r) else "WRONG"
         chosen = f"{r['chosen']} {r['arguments']}" if r["chosen"] else "none"
         out += [
             f"**{r['id']}** ({verdict}: chose {chosen}, expected {r['expected'] or 'none'})",
@@ -315,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     done = asyncio.run(run(args.split, args.examples, not args.no_baseline))
     for r in done["results"]:
-        mark = "ok " if r["right"] and not r["contradicts"] else "BAD"
+        mark = "ok " if passed(r) else "BAD"
         print(
             f"{mark} {r['id']}: {r['line']!r} -> {r['chosen']} {r['arguments']} "
             f"(want {r['expected']}) | {r['reply']}",
@@ -326,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     per_split: dict[str, list[int]] = {}
     for r in done["results"]:
         tally = per_split.setdefault(r["split"], [0, 0])
-        tally[0] += bool(r["right"] and not r["contradicts"])
+        tally[0] += passed(r)
         tally[1] += 1
     print(" ".join(f"{s} {ok}/{n}" for s, (ok, n) in per_split.items()), file=sys.stderr)
     print(json.dumps(summary(done), indent=1))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -227,102 +228,93 @@ def test_a_need_is_met_by_the_action_whose_example_lines_say_it_and_an_ultimatum
 # Two settings of other genres, whose actions no example line says: a frontier doctor
 # and a wasteland mechanic. A trouble told is the need it shows (data/needs.tsv), met
 # by the action that stands for it; a story of the past asks nothing.
-DOCTOR = [
-    pb.GameAction(
-        name="sell",
-        description="sell a remedy from the surgery",
-        arguments=[
-            pb.ActionArgument(
-                name="item",
-                type=pb.ITEM,
-                options=[pb.ActionOption(value="laudanum", label="a bottle of laudanum", price=3)],
-            )
-        ],
-        currency="dollars",
+@dataclass(frozen=True)
+class Keeper:
+    """An NPC of one of those settings: where, who, what it does and may do."""
+
+    world: str
+    npc: str
+    learned: str
+    actions: tuple[pb.GameAction, ...]
+
+
+def _seller(description: str, ware: pb.ActionOption, currency: str) -> pb.GameAction:
+    """A `sell` action of one ware."""
+    item = pb.ActionArgument(name="item", type=pb.ITEM, options=[ware])
+    return pb.GameAction(name="sell", description=description, arguments=[item], currency=currency)
+
+
+DOCTOR = Keeper(
+    "dustwater",
+    "ada",
+    "the doctor of Dustwater, who keeps the surgery on Main Street",
+    (
+        _seller(
+            "sell a remedy from the surgery",
+            pb.ActionOption(value="laudanum", label="a bottle of laudanum", price=3),
+            "dollars",
+        ),
+        pb.GameAction(name="stitch_wound", description="stitch and dress a patient's wound"),
     ),
-    pb.GameAction(name="stitch_wound", description="stitch and dress a patient's wound"),
-]
-MECHANIC = [
-    pb.GameAction(
-        name="sell",
-        description="sell salvage from the yard",
-        arguments=[
-            pb.ActionArgument(
-                name="item",
-                type=pb.ITEM,
-                options=[pb.ActionOption(value="fuel", label="a can of fuel", price=12)],
-            )
-        ],
-        currency="caps",
+)
+MECHANIC = Keeper(
+    "rustbelt",
+    "gus",
+    "the mechanic of the Rustbelt camp, who keeps the salvage yard",
+    (
+        _seller(
+            "sell salvage from the yard",
+            pb.ActionOption(value="fuel", label="a can of fuel", price=12),
+            "caps",
+        ),
+        pb.GameAction(name="fix_vehicle", description="get a broken-down vehicle running again"),
     ),
-    pb.GameAction(name="fix_vehicle", description="get a broken-down vehicle running again"),
-]
+)
 
 
 @pytest.mark.parametrize(
-    ("world", "npc", "learned", "actions", "line", "chosen"),
+    ("keeper", "line", "chosen"),
     [
         (
-            "dustwater",
-            "ada",
-            "the doctor of Dustwater, who keeps the surgery on Main Street",
             DOCTOR,
             "Got thrown onto the wire fence, my arm's torn open and it won't quit bleeding.",
             "stitch_wound",
         ),
         (  # these two were chosen nothing before data/needs.tsv
-            "dustwater",
-            "ada",
-            "the doctor of Dustwater, who keeps the surgery on Main Street",
             DOCTOR,
             "Rattler got me on the ankle out by the creek, the whole leg's swelling up.",
             "stitch_wound",
         ),
+        (DOCTOR, "Fell off the roof fixing shingles, I think my wrist is busted.", "stitch_wound"),
         (
-            "dustwater",
-            "ada",
-            "the doctor of Dustwater, who keeps the surgery on Main Street",
-            DOCTOR,
-            "Fell off the roof fixing shingles, I think my wrist is busted.",
-            "stitch_wound",
-        ),
-        (
-            "rustbelt",
-            "gus",
-            "the mechanic of the Rustbelt camp, who keeps the salvage yard",
             MECHANIC,
             "My truck died out on the highway, it just clicks when I turn the key.",
             "fix_vehicle",
         ),
-        (
-            "rustbelt",
-            "gus",
-            "the mechanic of the Rustbelt camp, who keeps the salvage yard",
-            MECHANIC,
-            "My old man drove a truck like that one, back before the bombs.",
-            "",
-        ),
+        (MECHANIC, "My old man drove a truck like that one, back before the bombs.", ""),
     ],
 )
 def test_a_trouble_told_is_met_by_the_action_that_stands_for_its_need(
-    server: tuple[ServerProcess, str],
-    world: str,
-    npc: str,
-    learned: str,
-    actions: list[pb.GameAction],
-    line: str,
-    chosen: str,
+    server: tuple[ServerProcess, str], keeper: Keeper, line: str, chosen: str
 ) -> None:
     process, _ = server
     persona = pb.Persona(
-        name=npc.title(), age=50, innate="gruff, kind", learned=learned, pronouns="she"
+        name=keeper.npc.title(),
+        age=50,
+        innate="gruff, kind",
+        learned=keeper.learned,
+        pronouns="she",
     )
     process.stub.UpsertAgent(
         pb.UpsertAgentRequest(
-            world_id=world, agent_id=npc, persona=persona, game_time=_at(NOW), actions=actions
+            world_id=keeper.world,
+            agent_id=keeper.npc,
+            persona=persona,
+            game_time=_at(NOW),
+            actions=keeper.actions,
         )
     )
-    final = _say(process, line, NOW + 5000, npc, world_id=world)
+    final = _say(process, line, NOW + 5000, keeper.npc, world_id=keeper.world)
     assert final.game_action.name == chosen, final.text
 
 
