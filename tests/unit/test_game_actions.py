@@ -32,7 +32,9 @@ from npc_brain.memory.migrations import MIGRATIONS, m010_game_actions
 from npc_brain.mind.talk.acts import Act, Deal, Need, Vote
 from npc_brain.mind.talk.deeds import (
     _asks_about,
+    _counted,
     _head,
+    _measure,
     _named_whole,
     _options_named,
     _owned,
@@ -589,6 +591,23 @@ def test_a_ware_meant_is_counted_by_a_number_that_is_not_some_of_another_thing()
     assert _said_number("a hundred arrows") == 100
     # a number in a sentence of the past tells what happened, not how many are wanted
     assert _said_number("Haven't slept in three nights. I'll take something for it.") == 1
+
+
+def test_a_ware_sold_by_a_measure_is_named_by_counting_the_measure() -> None:
+    stabling = ActionOption("stabling", "stabling for one night", 4)
+    hire = ActionOption("camel_hire", "a day's camel hire", 9)
+    item = ActionArgument("item", ArgumentType.ITEM, (WATER, stabling, hire))
+    sell = replace(SELL, arguments=(item, SELL.arguments[1]))
+    bought = _deed_answer(_heard("my camels need a roof, four nights if you can"), (sell, GUIDE))
+    assert bought is not None and bought.deed is not None
+    assert bought.deed.arguments == {"item": "stabling", "count": "4"}
+    assert bought.deed.price == 16
+    hired = _deed_answer(_heard("I'll want the beast three days"), (sell, GUIDE))
+    assert hired is not None and hired.deed is not None
+    assert hired.deed.arguments["item"] == "camel_hire" and hired.deed.price == 27
+    assert _measure(Ware("", "a week's mooring", 10, "")) == {"week"}
+    assert _counted("two weeks' berth for the Tern") == {"week"}
+    assert _counted("one night, and a long night it was") == set()  # one of it is no count
 
 
 def test_an_ultimatum_is_a_threat_though_it_names_a_price() -> None:

@@ -3,7 +3,8 @@ player's line asks for, with what arguments, and words that agree with the choic
 
 Code decides, the model only picks among declared values:
 - a line of trade or a request that names a ware of a declared selling action (an ITEM
-  argument's option, read by trade.ordered with how many) buys it: the action, that
+  argument's option, read by trade.ordered with how many), or counts what it is sold by
+  ("three days" of "a day's docking"), buys it: the action, that
   option, a NUMBER argument's count, and the total price, said as trade says prices; a
   question about a price or a ware ("how much is a lantern?", "do you sell rope?") is
   answered from the declared prices and chooses nothing;
@@ -25,6 +26,7 @@ Nothing here invents an action, an argument or a price.
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,7 +140,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     if not actions or surely(heard, *_SOCIAL) or asks_of_the_past(line):
         return None
     wares = declared_wares(actions)
-    orders = [o for o in ordered(line, wares) if _head(o[1]) & _stems_of(line)]
+    stems, counts = _stems_of(line), _counted(line)
+    orders = [o for o in ordered(line, wares) if _head(o[1]) & stems or _measure(o[1]) & counts]
     likeness = await _likeness(scene)
     nearest = actions[int(np.argmax(likeness))]
     if heard.ultimatum:  # "let me have her for fifty or she might catch fire": no haggling
@@ -381,6 +384,29 @@ def _head(ware: Ware) -> set[str]:
 
 
 _ASIDE = PREPOSITIONS - {"of"}  # "a room for the night", "a bed in the loft"
+
+
+def _measure(ware: Ware) -> set[str]:
+    """The stems of what a ware is sold by, which a line counts to name it: the noun of
+    a measure before "'s" ("day" of "a day's docking") and the last word of an aside
+    ("crate" of "hauling for one crate", "night" of "a room for the night")."""
+    words = lower_words(ware.item)
+    measured = {stem(w) for w in words if w.endswith("'s")}
+    aside = next((i for i, w in enumerate(words) if w in _ASIDE), None)
+    if aside is not None and (after := [w for w in words[aside + 1 :] if content_word(w)]):
+        measured.add(stem(after[-1]))
+    return measured
+
+
+def _counted(line: str) -> set[str]:
+    """The stems of the words a line counts two or more of ("three days", "six
+    crates", "two weeks' berth")."""
+    words = lower_words(line)
+    return {
+        stem(after)
+        for word, after in itertools.pairwise(words)
+        if (n := int(word) if word.isdigit() else NUMERALS.get(word)) is not None and n > 1
+    }
 
 
 def _takes(action: GameAction, ware: Ware) -> bool:
