@@ -756,6 +756,38 @@ def test_a_trouble_asks_for_the_action_that_stands_for_the_need_it_shows(
     assert (chosen == "tend") is chooses
 
 
+@pytest.mark.parametrize(("share", "chooses"), [(0.7, True), (0.45, False)])
+def test_a_need_surely_shown_leads_an_action_as_near_by_its_words(
+    share: float, chooses: bool
+) -> None:
+    """ "flat broke, any way a fellow could earn his supper?" is as near selling (the
+    supper) by its words as giving work; it surely shows a need of work, whose action
+    then leads. Shown less surely, the tie stands and nothing is chosen."""
+    from npc_brain.mind.talk.deeds import need_services
+
+    hire = GameAction("hire", "give the asker a paid job for the day")
+    axes = np.eye(4, dtype=np.float32)
+    working = {*need_services()[Need.WORK], hire.description}
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text in working:
+                return 0.5 * axes[0] + np.sqrt(0.75) * axes[2]  # 0.5 to the line
+            if text.startswith(SELL.description):
+                return 0.5 * axes[0] + np.sqrt(0.75) * axes[1]
+            return axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    ask = Vote("request", {"request": 0.9, "other": 0.1}, "")
+    shown = Vote("work", {"work": share, "none": 1 - share}, "")
+    line = "I'm flat broke. Any way a fellow could earn his supper?"
+    heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, axes[0], need=shown)
+    answer = _deed_answer_embedded(heard, (SELL, hire), embed)
+    chosen = answer.deed.action.name if answer is not None and answer.deed else None
+    assert (chosen == "hire") is chooses
+
+
 def test_no_hostile_action_is_granted_to_a_line_that_is_no_threat() -> None:
     """ "any odd jobs going round the tavern?" is near throwing a troublemaker out of the
     tavern by its words; throwing out answers threats only, so nothing is chosen."""

@@ -14,7 +14,8 @@ Code decides, the model only picks among declared values:
   ahead), as does a line whose act the classifier is unsure of (a threat at less than
   FAINT_THREAT of the vote among them: a rough order); a line showing a need (a
   trouble: "caught my hand in the winch") is as near the action that stands for it
-  as a line must be that is no request (_needed); a threat, or a demand
+  as a line must be that is no request (_needed), and nearer than any other when it
+  shows it surely and names no ware; a threat, or a demand
   whose "or ..." clause is one, the action that answers threats (refusing, arresting,
   fighting) nearest the line, where the game declared such;
 - each argument takes the option the line names, else its only option, else the
@@ -158,6 +159,9 @@ async def deed_answer(scene: Scene) -> Answer | None:
     likeness = [-1.0 if h else x for x, h in zip(likeness, hostile, strict=True)]
     if (needed := await _needed(scene, hostile)) is not None:  # "caught my hand in the winch"
         likeness[needed] = max(likeness[needed], NEED_FITS)
+        if surely_needs(heard) and not orders:  # "any way a fellow could earn his supper?"
+            others = max((x for i, x in enumerate(likeness) if i != needed), default=-1.0)
+            likeness[needed] = max(likeness[needed], others + MARGIN)
     nearest = actions[int(np.argmax(likeness))]
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     unsure = heard.vote.confidence < SURE
