@@ -402,16 +402,21 @@ def test_a_sure_order_naming_a_ware_buys_it_whatever_act_its_words_are_near(
     assert (chosen is not None and chosen.arguments.get("item") == "water_skin") is bought
 
 
-@pytest.mark.parametrize(("share", "chooses"), [(0.7, False), (0.3, True)])
+@pytest.mark.parametrize(
+    ("share", "need", "chooses"), [(0.7, 0.6, False), (0.3, 0.0, True), (0.55, 0.8, True)]
+)
 def test_a_sure_question_of_fact_chooses_nothing_however_near_an_action(
-    share: float, chooses: bool
+    share: float, need: float, chooses: bool
 ) -> None:
     """ "Is the road to the salt oasis passable?" is near the guide's description, but
-    asks what is so; an unsure one may be a request put as a question."""
+    asks what is so; an unsure one may be a request put as a question, and so is one
+    that shows a need of passage more surely than it asks ("I'm stranded. Any way
+    across to the salt oasis?")."""
     line = "Is the road to the salt oasis passable?"
     fact = Vote("fact", {"fact": share, "request": 1 - share}, "")
+    shown = Vote("passage", {"passage": need, "none": 1 - need}, "")
     near = np.array([1.0, 0.0, 0.0], np.float32)
-    heard = Heard(line, Act.FACT, fact, None, (), (), (), None, near)
+    heard = Heard(line, Act.FACT, fact, None, (), (), (), None, near, need=shown)
     answer = _deed_answer(heard, (GUIDE,))
     assert (answer is not None and answer.deed is not None) is chooses
 

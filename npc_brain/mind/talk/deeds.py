@@ -133,8 +133,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     naming a ware of the action it is nearest ("just a loaf, and quick").
     A hostile answer needs a sure threat (understand.SURE of the act's vote) or an
     ultimatum; a line less surely one is taken as asking. A question about a price or a
-    ware says it and chooses nothing, as does a sure question of fact and a
-    question in the past tense ("What did I buy from you?"); a sure greeting or
+    ware says it and chooses nothing, as does a sure question of fact (unless it shows
+    a need more surely: _rather_needs) and a question in the past tense ("What did I buy from you?"); a sure greeting or
     farewell asks nothing of the NPC's hands."""
     actions = scene.agent.actions
     heard, line = scene.heard, scene.heard.text
@@ -149,7 +149,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
         return await _threatened(scene, likeness)
     if _asks_about(heard) or orders and wh_opened(last_sentence(line)):  # "what's the figure?"
         return _told(scene, orders, wares, nearest if max(likeness) >= FITS else None)
-    if surely(heard, Act.FACT):
+    if surely(heard, Act.FACT) and not _rather_needs(heard):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
     if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
         return await _threatened(scene, likeness)
@@ -341,6 +341,18 @@ async def _needed(scene: Scene, hostile: Sequence[bool]) -> int | None:
 
 
 NEED_SURE = 0.4  # a need's share of its vote from which a line shows it
+
+
+def _rather_needs(heard: Heard) -> bool:
+    """Whether a line shows a need surely, and more surely than its act is read: "I'm
+    skint. Any odd jobs going round the tavern?" asks what is so by its words (0.52),
+    and shows a need of work (0.85); "is the road to the pass safe at night?" is a
+    question (0.75) before it is a need of passage (0.57)."""
+    return (
+        surely_needs(heard)
+        and heard.need is not None
+        and (heard.need.confidence > heard.vote.confidence)
+    )
 
 
 def surely_needs(heard: Heard) -> bool:
