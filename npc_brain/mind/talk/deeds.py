@@ -134,8 +134,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     A hostile answer needs a sure threat (understand.SURE of the act's vote) or an
     ultimatum; a line less surely one is taken as asking. A question about a price or a
     ware says it and chooses nothing, as does a sure question of fact (unless it shows
-    a need more surely: _rather_needs) and a question in the past tense ("What did I buy from you?"); a sure greeting or
-    farewell asks nothing of the NPC's hands."""
+    a need more surely: _rather_needs) and a question in the past tense ("What did I
+    buy from you?"); a sure greeting or farewell asks nothing of the NPC's hands."""
     actions = scene.agent.actions
     heard, line = scene.heard, scene.heard.text
     if not actions or surely(heard, *_SOCIAL) or asks_of_the_past(line):
