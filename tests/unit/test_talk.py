@@ -547,6 +547,14 @@ def test_a_line_asking_what_the_npc_is_doing_is_answered_so_whatever_act_it_is_n
         ("Tea or coffee?", None),
         ("one or two loaves please", None),
         ("Is it free or do I pay?", None),
+        # an order says what follows if it is done after its "and", put as after an "or"
+        (
+            "pour me another like that and this stool goes through your window",
+            "or this stool goes through your window",
+        ),
+        ("Cheat me again, and you'll regret it.", "or you'll regret it."),
+        ("Two loaves and a pie", None),
+        ("Need a bed, I've been riding since dawn and my back is done for.", None),
     ],
 )
 def test_a_demand_says_what_follows_a_refusal_after_its_or(line: str, then: str | None) -> None:

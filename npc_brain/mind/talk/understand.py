@@ -373,19 +373,46 @@ def asks_the_way(line: str) -> bool:
 def consequence(line: str) -> str | None:
     """What a demand says will follow if it is refused: the clause after its "or"
     ("waive my fees or I ram your ship": "or I ram your ship"; "..., or else"), which is
-    what makes it a threat whatever the demand names. None for a line without one ("tea
-    or coffee?", "one or two loaves")."""
+    what makes it a threat whatever the demand names; or what a sentence opening with a
+    verb says will follow if it is done, after its "and" ("pour me another like it and
+    this stool goes through your window"), put as the clause after an "or" is. None for
+    a line without one ("tea or coffee?", "one or two loaves", "two loaves and a pie")."""
     words = line.split()
     for i, word in enumerate(words[1:-1], start=1):
         if word.lower() == "or" and _clause_opening(words[i + 1]):
             return " ".join(words[i:])
+    for part in sentences(line):
+        words = part.split()
+        if not words or not _imperative(words[0]):
+            continue
+        for i, word in enumerate(words[1:-1], start=1):
+            if _bare(word) in _SUBJECTS:  # "need a bed, I've been riding since dawn and ..."
+                break
+            if word.lower() == "and" and _clause_opening(words[i + 1]):
+                return " ".join(["or", *words[i + 1 :]])
     return None
+
+
+_SUBJECTS = frozenset({"i", "we", "he", "she", "they"})  # a clause of its own begins
+
+
+def _bare(word: str) -> str:
+    """A word lowercased, without punctuation or what follows an apostrophe."""
+    return word.lower().strip(",.!?;:").replace("’", "'").partition("'")[0]
+
+
+def _imperative(word: str) -> bool:
+    """Whether a word opening a sentence is a verb's bare form, as an order opens
+    ("pour", "tell"; not "I", "two", "the")."""
+    bare = word.lower().strip(",.!?;:")
+    verbs = getAllLemmas(bare).get("VERB", ())
+    return bare in verbs and bare not in PERSONAL and bare not in DETERMINERS
 
 
 def _clause_opening(word: str) -> bool:
     """Whether a word opens a clause of its own after "or": a subject ("I", "your
     depot", "this office", "there") or "else"."""
-    bare = word.lower().strip(",.!?;:").replace("’", "'").partition("'")[0]
+    bare = _bare(word)
     return bare in PERSONAL or bare in DETERMINERS or bare in ("there", "else")
 
 
