@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -298,6 +298,13 @@ def test_a_trouble_told_is_met_by_the_action_that_stands_for_its_need(
     server: tuple[ServerProcess, str], keeper: Keeper, line: str, chosen: str
 ) -> None:
     process, _ = server
+    _keep(process, keeper)
+    final = _say(process, line, NOW + 5000, keeper.npc, world_id=keeper.world)
+    assert final.game_action.name == chosen, final.text
+
+
+def _keep(process: ServerProcess, keeper: Keeper) -> None:
+    """The keeper upserted with its actions."""
     persona = pb.Persona(
         name=keeper.npc.title(),
         age=50,
@@ -314,8 +321,21 @@ def test_a_trouble_told_is_met_by_the_action_that_stands_for_its_need(
             actions=keeper.actions,
         )
     )
-    final = _say(process, line, NOW + 5000, keeper.npc, world_id=keeper.world)
-    assert final.game_action.name == chosen, final.text
+
+
+def test_a_trouble_several_actions_meet_alike_is_offered_them_and_asked_which(
+    server: tuple[ServerProcess, str],
+) -> None:
+    """A doctor who stitches wounds and sets bones meets an injury either way: told of a
+    snake bite, she chooses neither and says both."""
+    process, _ = server
+    bones = pb.GameAction(name="set_bone", description="set a patient's broken bone")
+    surgeon = replace(DOCTOR, npc="ida", actions=(*DOCTOR.actions, bones))
+    _keep(process, surgeon)
+    line = "Rattler got me on the ankle out by the creek, the whole leg's swelling up."
+    final = _say(process, line, NOW + 5000, surgeon.npc, world_id=surgeon.world)
+    assert not final.game_action.name, final.text
+    assert "stitch and dress your wound or set your broken bone" in final.text, final.text
 
 
 def _post(url: str, method: str, body: dict[str, Any]) -> Any:

@@ -793,6 +793,41 @@ def test_a_need_surely_shown_leads_an_action_as_near_by_its_words(
     assert (chosen == "hire") is chooses
 
 
+@pytest.mark.parametrize(("stitching", "chosen"), [(0.0, None), (0.25, "stitch")])
+def test_a_need_several_actions_meet_alike_is_offered_them_unless_the_line_is_nearest_one(
+    stitching: float, chosen: str | None
+) -> None:
+    """A healer who stitches wounds and sets bones meets an injury either way: told of a
+    bite, she chooses neither and offers both, to the asker ("your wound"); a line well
+    nearer one of them by its words asks for that one."""
+    from npc_brain.mind.talk.deeds import need_services
+
+    stitch = GameAction("stitch", "stitch and dress a patient's wound")
+    bone = GameAction("set_bone", "set the customer's broken bone")
+    axes = np.eye(4, dtype=np.float32)
+    treating = {*need_services()[Need.INJURY], stitch.description, bone.description}
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text == stitch.description:  # as near the injury, nearer the line
+                return stitching * axes[0] + np.sqrt(1 - stitching**2) * axes[2]
+            return axes[2] if text in treating else axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    talk = Vote("small_talk", {"small_talk": 0.4, "request": 0.3, "other": 0.3}, "")
+    shown = Vote("injury", {"injury": 0.7, "none": 0.3}, "")
+    line = "a rattler got me on the ankle out by the creek"
+    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, axes[0], need=shown)
+    answer = _deed_answer_embedded(heard, (SELL, stitch, bone), embed)
+    assert answer is not None
+    assert (answer.deed.action.name if answer.deed else None) == chosen
+    if chosen is None:
+        assert answer.text == (
+            "I can stitch and dress your wound or set your broken bone. Which do you need?"
+        )
+
+
 def test_no_hostile_action_is_granted_to_a_line_that_is_no_threat() -> None:
     """ "any odd jobs going round the tavern?" is near throwing a troublemaker out of the
     tavern by its words; throwing out answers threats only, so nothing is chosen."""

@@ -15,7 +15,9 @@ Code decides, the model only picks among declared values:
   FAINT_THREAT of the vote among them: a rough order); a line showing a need (a
   trouble: "caught my hand in the winch") is as near the action that stands for it
   as a line must be that is no request (_needed), and nearer than any other when it
-  shows it surely and names no ware; a threat, or a demand
+  shows it surely and names no ware; a need several actions meet alike asks for the
+  one the line is well nearest (DISTINCT_MARGIN), else is offered them all ("I can
+  stitch and dress your wound or set your broken bone. Which do you need?"); a threat, or a demand
   whose "or ..." clause is one, the action that answers threats (refusing, arresting,
   fighting) nearest the line, where the game declared such;
 - each argument takes the option the line names, else its only option, else the
@@ -34,7 +36,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from npc_brain.game_actions import (
     ActionArgument,
@@ -157,7 +159,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     # is near throwing a troublemaker out of the tavern by its words)
     hostile = await _answer_threats(scene)
     likeness = [-1.0 if h else x for x, h in zip(likeness, hostile, strict=True)]
-    if (needed := await _needed(scene, hostile)) is not None:  # "caught my hand in the winch"
+    serving = await _serving(scene, hostile)
+    if (needed := _needed(serving)) is not None:  # "caught my hand in the winch"
         likeness[needed] = max(likeness[needed], NEED_FITS)
         if surely_needs(heard) and not orders:  # "any way a fellow could earn his supper?"
             others = max((x for i, x in enumerate(likeness) if i != needed), default=-1.0)
@@ -214,6 +217,12 @@ async def deed_answer(scene: Scene) -> Answer | None:
         return Answer((said,), (said,), answered=True)
     if best is not None:
         return await _granted(scene, best)
+    if offers := _meeting(actions, serving):  # "rattler got me on the ankle" to a doctor
+        near = [likeness[actions.index(a)] for a in offers]
+        at, nearest_offer, next_offer = _top_two(near)  # one the line is well nearest
+        if nearest_offer >= next_offer + DISTINCT_MARGIN:
+            return await _granted(scene, offers[at])
+        return _offered(offers)
     if heard.act is Act.TRADE and wares:
         return _told(scene, orders, wares, None)
     return None
@@ -319,25 +328,98 @@ async def _likeness(scene: Scene) -> list[float]:
     return likeness
 
 
-async def _needed(scene: Scene, hostile: Sequence[bool]) -> int | None:
-    """Where in the declared actions the one is that stands for the need a line shows,
-    which is then at least NEED_FITS near the line. The need is read from the line
-    (understand.Heard.need, from NEED_SURE of its vote); the action is the one whose
-    description is nearest one of the need's services (need_services), from
-    SERVICE_FITS and NEED_MARGIN ahead of the next: "caught my hand in the winch" shows
-    an injury, whose "treat an injury" stands for the medic's "treat the patient's
-    injury", and for nothing the medic sells. No answer to a threat (`hostile`) stands
-    for a need ("send the asker away" is near "give the asker work" in words)."""
+async def _serving(scene: Scene, hostile: Sequence[bool]) -> NDArray[np.float64] | None:
+    """How near each declared action's description is to the services of the need the
+    line shows (need_services: the nearest of them), or None when it shows none from
+    NEED_SURE of its vote: "caught my hand in the winch" shows an injury, whose "treat an
+    injury" is near the medic's "treat the patient's injury", and far from what the
+    medic sells. No answer to a threat (`hostile`) meets a need ("send the asker away"
+    is near "give the asker work" in words): those are at -1."""
     need, actions = scene.heard.need, scene.agent.actions
     if need is None or need.label == Need.NONE or need.confidence < NEED_SURE:
         return None
     wanted = need_services()[Need(need.label)]
     vectors = await scene.embed([*(a.description for a in actions), *wanted])
     described, services = vectors[: len(actions)], vectors[len(actions) :]
-    serving = (described @ services.T).max(axis=1)
+    serving = np.asarray((described @ services.T).max(axis=1), dtype=np.float64)
     serving[list(hostile)] = -1.0  # no need is met by refusing or fighting
+    return serving
+
+
+def _needed(serving: NDArray[np.float64] | None) -> int | None:
+    """Where in the declared actions the one is that stands for the need the line shows
+    (_serving), which is then at least NEED_FITS near the line: the nearest its
+    services, from SERVICE_FITS and NEED_MARGIN ahead of the next."""
+    if serving is None:
+        return None
     i, best, second = _top_two(serving)
     return i if best >= SERVICE_FITS and best >= second + NEED_MARGIN else None
+
+
+def _meeting(
+    actions: Sequence[GameAction], serving: NDArray[np.float64] | None
+) -> list[GameAction]:
+    """The declared actions that meet the need a line shows as well as each other
+    (_serving: from SERVICE_FITS, within NEED_MARGIN of the nearest), when several do: a
+    doctor who stitches wounds and sets bones, to "a rattler got me on the ankle"."""
+    if serving is None:
+        return []
+    best = float(serving.max())
+    close = [
+        a
+        for a, x in zip(actions, serving, strict=True)
+        if x >= max(SERVICE_FITS, best - NEED_MARGIN)
+    ]
+    return close if len(close) > 1 else []
+
+
+def _offered(actions: Sequence[GameAction]) -> Answer:
+    """What the NPC can do about a need several of its actions meet, asked which
+    ("I can stitch a wound or set a broken bone. Which do you need?"); nothing chosen."""
+    done = [_to_you(a.description) for a in actions[:OFFERED]]
+    said = sentence(f"I can {', '.join(done[:-1])} or {done[-1]}")
+    return Answer(
+        (said, "Which do you need?"), tuple(a.description for a in actions), answered=True
+    )
+
+
+OFFERED = 3  # actions offered at most
+
+
+def _to_you(description: str) -> str:
+    """A description said to the one it serves: "the customer's horse" is "your horse",
+    "a patient's wound" is "your wound", "give the asker work" is "give you work"."""
+    words = description.split()
+    for i, word in enumerate(words[:-1]):
+        if word.lower() in ("the", "a", "an") and (served := _served(words[i + 1])) is not None:
+            words[i : i + 2] = [served, ""]
+    return " ".join(w for w in words if w)
+
+
+def _served(word: str) -> str | None:
+    """ "your" for a noun of the one an action serves in the possessive ("patient's"),
+    "you" for it bare; None for any other word."""
+    bare, possessive = word.removesuffix("'s"), word.endswith("'s")
+    if bare.lower() not in SERVED:
+        return None
+    return "your" if possessive else "you"
+
+
+# Nouns games describe the one an action serves with ("shoe the customer's horse").
+SERVED = frozenset(
+    {
+        "asker",
+        "customer",
+        "patient",
+        "player",
+        "buyer",
+        "client",
+        "guest",
+        "traveller",
+        "visitor",
+        "speaker",
+    }
+)
 
 
 NEED_SURE = 0.4  # a need's share of its vote from which a line shows it
