@@ -28,7 +28,7 @@ def terms(text: str) -> list[str]:
     memory and rank none; a possessive's "s" is no word of its own."""
     kept = (w for w in lower_words(text) if not closed_class(w))
     parts = (part for w in kept for part in w.replace("’", "'").split("'"))
-    words = dict.fromkeys(p for p in parts if len(p) > 1 or p.isdigit())
+    words = dict.fromkeys(p for p in parts if len(p) > 1 or p.isdecimal())
     return list(words)[:MAX_TERMS]
 
 

@@ -204,7 +204,7 @@ def _up_to_now(text: str, base: dt.datetime, now: GameTime) -> Window | None:
         return None
     count = _FEW.get(c := " ".join((last[2] or "1").lower().split()), c)
     if last[1].lower() in ("next", "coming"):
-        number = int(count) if count.isdigit() else NUMBER_WORDS.get(count, 1)
+        number = int(count) if count.isdecimal() else NUMBER_WORDS.get(count, 1)
         return Window(now, now + number * UNITS[last[3].lower()], last[0])
     ago = f"{count} {last[3]}s ago"
     moment = _parser("past", base).get_date_data(ago).date_obj
@@ -308,7 +308,7 @@ def part_of(moment: GameTime, part: str, phrase: str) -> Window:
 
 def _clock(phrase: str) -> bool:
     """Whether a phrase says a clock time ("at 10 am"): it is narrower than a part of day."""
-    return any(c.isdigit() for c in phrase) and bool(re.search(r"\d\s*(?:am|pm|:)", phrase, re.I))
+    return any(c.isdecimal() for c in phrase) and bool(re.search(r"\d\s*(?:am|pm|:)", phrase, re.I))
 
 
 @lru_cache(maxsize=64)

@@ -74,7 +74,7 @@ class Aborted(Exception):
         `npc-brain-owner` (the server that owns the world) `NPC-Brain-Owner`."""
         headers = []
         for key, value in self.trailing_metadata:
-            if key == RETRY_AFTER_MS and value.isdigit():
+            if key == RETRY_AFTER_MS and value.isdecimal():
                 headers.append(("Retry-After", str(max(1, -(-int(value) // 1000)))))
             elif key == OWNER:
                 headers.append(("NPC-Brain-Owner", value))

@@ -121,7 +121,7 @@ def _content_length(headers: Sequence[tuple[str, str]], max_body: int) -> int:
     values = {v for k, v in headers if k == "content-length"}
     if not values:
         return 0
-    if len(values) > 1 or not next(iter(values)).isdigit():
+    if len(values) > 1 or not next(iter(values)).isdecimal():
         raise ProtocolError(400, "INVALID_ARGUMENT", "malformed Content-Length")
     length = int(next(iter(values)))
     if length > max_body:

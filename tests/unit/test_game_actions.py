@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from npc_brain import game_actions
@@ -202,6 +202,7 @@ def test_actions_stored_before_examples_were_declared_read_with_none() -> None:
     | st.text(max_size=60),
     count_max=st.integers(min_value=1, max_value=5),
 )
+@example(line="13¹", count_max=1)  # a digit int() does not read ("¹".isdigit() is true)
 def test_only_declared_actions_and_values_are_ever_chosen(
     tmp_path_factory: pytest.TempPathFactory, line: str, count_max: int
 ) -> None:

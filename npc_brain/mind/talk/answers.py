@@ -56,7 +56,7 @@ def key_terms(text: str) -> set[str]:
     """The words that carry a text's content, lowercase, each as its Snowball stem
     ("running", "runs" and "run" are one term): no small words (content_word), numbers kept."""
     words = lower_words(text)
-    return {stem(w) for w in words if (content_word(w) and len(w) > 2) or w.isdigit()}
+    return {stem(w) for w in words if (content_word(w) and len(w) > 2) or w.isdecimal()}
 
 
 def names_in(text: str, people: dict[str, str]) -> list[str]:
@@ -108,7 +108,7 @@ def garbled(text: str, whole: bool = False) -> str | None:
         return "a markup or JSON fragment"
     if whole and _CUT_OFF.search(stripped):
         return "cut off mid-sentence"
-    numbers = sum(any(c.isdigit() for c in w) for w in words)  # "123s" too
+    numbers = sum(any(c.isdecimal() for c in w) for w in words)  # "123s" too
     if numbers > 4 or (words and numbers > len(words) / 4):
         return "number soup"
     lower_words = [w.lower() for w in words]

@@ -294,7 +294,7 @@ def _said_number(line: str) -> int:
 
 
 def _number_word(word: str) -> bool:
-    return word.isdigit() or word in NUMBER_WORDS
+    return word.isdecimal() or word in NUMBER_WORDS
 
 
 # "two of the fingers", "three of my crew"; "four of your lobster traps" are wares
@@ -503,7 +503,7 @@ def _counted(line: str) -> set[str]:
     return {
         stem(after)
         for word, after in itertools.pairwise(words)
-        if (n := int(word) if word.isdigit() else NUMERALS.get(word)) is not None and n > 1
+        if (n := int(word) if word.isdecimal() else NUMERALS.get(word)) is not None and n > 1
     }
 
 
@@ -891,7 +891,7 @@ def _number(words: Sequence[str], argument: ActionArgument) -> int:
 def _first_number(words: Sequence[str], low: float, high: float) -> int | None:
     """The first number the words say in [low, high] ("a" and "an" are no number)."""
     for i, word in enumerate(words):
-        n = int(word) if word.isdigit() else NUMERALS.get(word)
+        n = int(word) if word.isdecimal() else NUMERALS.get(word)
         n = None if n is None else halved(words, i, n)
         if n is not None and word not in ("a", "an") and low <= n <= high:
             return n

@@ -69,9 +69,9 @@ def _numbers(text: str) -> set[int]:
     no number here."""
     words = lower_words(text)
     return {
-        int(w) if w.isdigit() else NUMBER_WORDS[w]
+        int(w) if w.isdecimal() else NUMBER_WORDS[w]
         for w in words
-        if w.isdigit() or w in NUMBER_WORDS
+        if w.isdecimal() or w in NUMBER_WORDS
     }
 
 

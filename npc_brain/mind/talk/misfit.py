@@ -375,7 +375,7 @@ def _verb(match: re.Match[str]) -> str:
 
 def _numbers(text: str) -> list[str]:
     """The numbers written in a text, as digits ("5pm", "February 14": 5, 14)."""
-    return "".join(c if c.isdigit() else " " for c in text).split()
+    return "".join(c if c.isdecimal() else " " for c in text).split()
 
 
 def _words(text: str) -> frozenset[str]:
@@ -390,7 +390,7 @@ def stranger(text: str, cast: Cast) -> str | None:
     capitalised words in a row ('Mike Brown'), or the subject of a verb ('Lionel has a
     party.'). A word at a sentence's start alone may be any English word ('Studying is
     fun.')."""
-    tokens = [(w, start) for w, start in spans(text) if not w.isdigit()]
+    tokens = [(w, start) for w, start in spans(text) if not w.isdecimal()]
     greeted = {start for _, start in _addressed(text)[0]}
     for i, (word, start) in enumerate(tokens):
         if not _capitalised(word) or not _unknown(word, cast):

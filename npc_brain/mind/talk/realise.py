@@ -60,7 +60,7 @@ def english(word: str) -> bool:
     low = word.lower()
     return (
         closed_class(low)
-        or any(c.isdigit() for c in low)
+        or any(c.isdecimal() for c in low)
         or bool(getAllLemmas(low) or getAllLemmas(low.partition("'")[0]))
     )
 

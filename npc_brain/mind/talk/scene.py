@@ -220,7 +220,7 @@ def priced(memory: MemoryRecord) -> bool:
     numbers = [
         after
         for w, after in zip(words, [*words[1:], ""], strict=True)
-        if w.isdigit() and not clock_times(w) and after not in ("am", "pm")
+        if w.isdecimal() and not clock_times(w) and after not in ("am", "pm")
     ]
     trades = any(TRADE_VERBS & set(getAllLemmas(w).get("VERB", ())) for w in words)
     return any(_counts_in(after) for after in numbers) or (trades and bool(numbers))
@@ -311,7 +311,7 @@ def _the(name: str) -> str:
     """A name with the article it takes: none for someone's ("Mira's Cottage"), one
     that has it ("The Anchor"), or a designated one ("Ring C", "Bay 3")."""
     last = name.split()[-1] if name.split() else ""
-    if "'s " in name or name.lower().startswith("the ") or len(last) == 1 or last.isdigit():
+    if "'s " in name or name.lower().startswith("the ") or len(last) == 1 or last.isdecimal():
         return name
     return f"the {name}"
 

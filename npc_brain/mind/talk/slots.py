@@ -46,7 +46,7 @@ def holds(
     if slot == Slot.REASON:
         return any(w in CAUSAL for w in low)
     if slot in (Slot.AMOUNT, Slot.COUNT):
-        return any(any(c.isdigit() for c in w) or w in _NUMBERS for w in low)
+        return any(any(c.isdecimal() for c in w) or w in _NUMBERS for w in low)
     if slot == Slot.PERSON:
         return bool(names_in(sentence, people)) or any(_name(w) for w in words)
     if named_places(sentence, places):
@@ -64,7 +64,7 @@ def _spans(low: Sequence[str]) -> list[tuple[int, int]]:
     return [
         (i, i + 2)
         for i in range(len(low) - 1)
-        if (low[i].isdigit() or low[i] in _NUMBERS or low[i] in ("a", "an"))
+        if (low[i].isdecimal() or low[i] in _NUMBERS or low[i] in ("a", "an"))
         and set(getAllLemmas(low[i + 1]).get("NOUN", ())) & UNITS.keys()
     ]
 

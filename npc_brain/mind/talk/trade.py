@@ -114,7 +114,7 @@ def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
     saffron buns"); 1 when none is."""
     for back in range(i - 1, max(-1, i - 5), -1):
         word = words[back]
-        if word.isdigit():
+        if word.isdecimal():
             return int(word)
         if word in NUMERALS:
             return halved(words, back, NUMERALS[word])
@@ -158,7 +158,7 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
         introduced = (
             (introduced and "ADJ" in lemmas)
             or word in _INTRODUCING
-            or word.isdigit()
+            or word.isdecimal()
             or bool(verbs & (TRADE_VERBS | HAVING))  # "sell dynamite", "got flour"
         )
     return list(dict.fromkeys(found))
@@ -198,7 +198,7 @@ def offered(line: str, wares: Sequence[tuple[int, Ware]]) -> int | None:
         int(w)
         for words in map(lower_words, sentences(line))
         for i, w in enumerate(words)
-        if w.isdigit() and int(w) not in asked and not (i and _labels(words[i - 1]))
+        if w.isdecimal() and int(w) not in asked and not (i and _labels(words[i - 1]))
     ]
     return offers[-1] if offers else None
 
@@ -304,7 +304,7 @@ def _unarticled(item: str, articles: tuple[str, ...] = ("a", "an", "the")) -> st
 
 
 def _content(word: str) -> bool:
-    return len(word) > 2 and not word.isdigit() and word not in FUNCTION_WORDS
+    return len(word) > 2 and not word.isdecimal() and word not in FUNCTION_WORDS
 
 
 def _lemma(word: str) -> str:

@@ -481,7 +481,7 @@ class Inspector:
             weights,
             kinds,
             left_out=NOT_CHOSEN,
-            focus=int(focus) if focus.isdigit() else None,
+            focus=int(focus) if focus.isdecimal() else None,
         )
         found = explained.found
         chosen = [convert.scored_to_pb(s) for s in found.chosen]
@@ -654,7 +654,7 @@ def _redirect(path: str, **params: str) -> Response:
 def _notice(params: Mapping[str, list[str]]) -> str:
     """The line a page shows after a change (fixed texts; only the id comes from the URL)."""
     what, _, memory_id = one(params, "notice").partition(":")
-    if not memory_id.isdigit():
+    if not memory_id.isdecimal():
         return ""
     return {
         "forgot": f"Memory {memory_id} is forgotten.",

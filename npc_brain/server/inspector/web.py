@@ -85,7 +85,7 @@ def integer(params: Mapping[str, Sequence[str]], name: str, default: int) -> int
     text = one(params, name).strip()
     if not text:
         return default
-    if not text.lstrip("-").isdigit() or len(text) > 12:
+    if not text.lstrip("-").isdecimal() or len(text) > 12:
         raise InvalidArgument(name, f"{text[:40]!r} is not a whole number")
     return int(text)
 
