@@ -70,6 +70,8 @@ TRADE_WORDS = TRADE_VERBS | _words(
     "much ware offer deal discount bargain lot total bill "
     "change money cash coin credit gold silver copper sale"
 )
+# The nouns games name the one an action serves with ("shoe the customer's horse").
+SERVED = _words("asker customer patient player buyer client guest traveller visitor speaker")
 # What takes back what was said before it ("a loaf and... no, actually, a fish pie").
 CORRECTIONS = tuple(
     tuple(phrase.split())

@@ -112,6 +112,7 @@ SUBORDINATORS = CLAUSE_WORDS - COORDINATORS  # 'because ..', 'once ..': a clause
 PLACE_PREPOSITIONS = _words("at in on into onto near over under from")
 PERSONAL = _words("i me my we us our you your it they them their he him his she her")
 POSSESSIVES = _words("my your his her its our their")  # "three of your pots"
+SUBJECTS = _words("i we he she they")  # a clause of its own begins ("I've been ...")
 # Pronoun cases: subject, object, possessive, possessive pronoun, reflexive.
 PRONOUNS: dict[str, tuple[str, str, str, str, str]] = {
     "he": ("he", "him", "his", "his", "himself"),

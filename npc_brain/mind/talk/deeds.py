@@ -45,6 +45,7 @@ from npc_brain.game_actions import (
     ChosenAction,
     GameAction,
 )
+from npc_brain.lexicon import SERVED
 from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Deal, Need, shipped
 from npc_brain.mind.talk.answers import content_word
@@ -403,23 +404,6 @@ def _served(word: str) -> str | None:
     if bare.lower() not in SERVED:
         return None
     return "your" if possessive else "you"
-
-
-# Nouns games describe the one an action serves with ("shoe the customer's horse").
-SERVED = frozenset(
-    {
-        "asker",
-        "customer",
-        "patient",
-        "player",
-        "buyer",
-        "client",
-        "guest",
-        "traveller",
-        "visitor",
-        "speaker",
-    }
-)
 
 
 NEED_SURE = 0.4  # a need's share of its vote from which a line shows it

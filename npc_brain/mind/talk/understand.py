@@ -43,6 +43,7 @@ from npc_brain.words import (
     MODALS,
     PERSONAL,
     PREPOSITIONS,
+    SUBJECTS,
     WH_WORDS,
     YOU,
     lower_words,
@@ -386,14 +387,11 @@ def consequence(line: str) -> str | None:
         if not words or not _imperative(words[0]):
             continue
         for i, word in enumerate(words[1:-1], start=1):
-            if _bare(word) in _SUBJECTS:  # "need a bed, I've been riding since dawn and ..."
+            if _bare(word) in SUBJECTS:  # "need a bed, I've been riding since dawn and ..."
                 break
             if word.lower() == "and" and _clause_opening(words[i + 1]):
                 return " ".join(["or", *words[i + 1 :]])
     return None
-
-
-_SUBJECTS = frozenset({"i", "we", "he", "she", "they"})  # a clause of its own begins
 
 
 def _bare(word: str) -> str:
