@@ -343,6 +343,23 @@ def test_a_price_question_naming_a_ware_is_of_another_action_only_when_it_says_i
     assert _prices_another("what would a cake to order cost?", ware, GUIDE)  # takes no net
 
 
+@pytest.mark.parametrize(
+    ("guiding", "said"), [(0.45, "A night's stabling is 4 shells."), (0.6, "It's 20 shells.")]
+)
+def test_a_price_asked_by_a_wares_measure_is_its_unless_the_line_is_well_nearer_another(
+    guiding: float, said: str
+) -> None:
+    """ "How much is it for a night?" names the measure stabling is sold by: its price
+    is said, though the line is a little nearer the guide's description; well nearer
+    (DISTINCT_MARGIN), it asks the guide's price."""
+    stabling = ActionOption("stabling", "a night's stabling", 4)
+    sell = replace(SELL, arguments=(ActionArgument("item", ArgumentType.ITEM, (stabling,)),))
+    cosines = {SELL.description: 0.4, GUIDE.description: guiding}
+    answer = _deed_answer(_heard("How much is it for a night?"), (sell, GUIDE), cosines)
+    assert answer is not None and answer.deed is None
+    assert answer.text == said
+
+
 def _heard(line: str, deal: Vote | None = None) -> Heard:
     vote = Vote("trade", {"trade": 1.0}, "")
     vector = np.zeros(3, np.float32)

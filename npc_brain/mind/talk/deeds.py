@@ -6,8 +6,8 @@ Code decides, the model only picks among declared values:
   argument's option, read by trade.ordered with how many), or counts what it is sold by
   ("three days" of "a day's docking"), buys it: the action, that
   option, a NUMBER argument's count, and the total price, said as trade says prices; a
-  question about a price or a ware ("how much is a lantern?", "do you sell rope?") is
-  answered from the declared prices and chooses nothing;
+  question about a price or a ware ("how much is a lantern?", "do you sell rope?", "the
+  harbour dues for a week?") is answered from the declared prices and chooses nothing;
 - a request chooses the action whose description (or example line, less
   EXAMPLE_LIFT) its embedding is nearest (MiniLM cosine from FITS, ahead of the next
   by MARGIN), or one that stands out of several (from DISTINCT_FITS, DISTINCT_MARGIN
@@ -144,14 +144,22 @@ async def deed_answer(scene: Scene) -> Answer | None:
     if not actions or surely(heard, *_SOCIAL) or asks_of_the_past(line):
         return None
     wares = declared_wares(actions)
-    stems, counts = _stems_of(line), _counted(line)
-    orders = [o for o in ordered(line, wares) if _head(o[1]) & stems or _measure(o[1]) & counts]
+    stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
+    orders = [o for o in named if _head(o[1]) & stems or _measure(o[1]) & counts]
     likeness = await _likeness(scene)
     nearest = actions[int(np.argmax(likeness))]
     if heard.ultimatum:  # "let me have her for fifty or she might catch fire": no haggling
         return await _threatened(scene, likeness)
     if _asks_about(heard) or orders and wh_opened(last_sentence(line)):  # "what's the figure?"
-        return _told(scene, orders, wares, nearest if max(likeness) >= FITS else None)
+        # a price asked by the measure a ware is sold by is of that ware ("the harbour
+        # dues for a week?" of "a week's mooring")
+        asked = orders or [o for o in named if _measure(o[1]) & stems]
+        pricing = nearest if max(likeness) >= FITS else None
+        if asked and pricing is not None and pricing.name != asked[0][1].action:
+            # another action is priced when the line is well nearer it than the ware's
+            selling = next(i for i, a in enumerate(actions) if a.name == asked[0][1].action)
+            pricing = pricing if max(likeness) >= likeness[selling] + DISTINCT_MARGIN else None
+        return _told(scene, asked, wares, pricing)
     if surely(heard, Act.FACT) and not _rather_needs(heard):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
     if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
