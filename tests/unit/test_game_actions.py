@@ -846,6 +846,29 @@ def test_a_need_several_actions_meet_alike_is_offered_them_unless_the_line_is_ne
         )
 
 
+@pytest.mark.parametrize(
+    ("line", "act", "need", "chooses"),
+    [
+        ("My sister had the fever two summers ago, nearly died of it.", 0.3, "none", False),
+        ("I sliced my palm open on a panel this morning.", 0.3, "injury", True),
+        ("My camel threw a shoe on the way here.", 0.6, "none", True),  # asked by its words
+        ("My sister had the fever. Can you sell me something for it?", 0.3, "none", True),
+    ],
+)
+def test_a_story_of_the_past_asks_for_nothing(
+    line: str, act: float, need: str, chooses: bool
+) -> None:
+    """A line all in the past tense that surely shows no need and is no sure request
+    tells a story: it chooses nothing, however near an action's words ("fever" of a
+    fever tonic). A trouble told in the past tense is still a need now."""
+    ask = Vote("request", {"request": act, "small_talk": 1 - act}, "")
+    shown = Vote(need, {need: 0.8, "other": 0.2}, "")
+    near = np.array([1.0, 0.0, 0.0], np.float32)
+    heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, near, need=shown)
+    answer = _deed_answer(heard, (GUIDE,))
+    assert (answer is not None and answer.deed is not None) is chooses
+
+
 def test_no_hostile_action_is_granted_to_a_line_that_is_no_threat() -> None:
     """ "any odd jobs going round the tavern?" is near throwing a troublemaker out of the
     tavern by its words; throwing out answers threats only, so nothing is chosen."""
