@@ -122,6 +122,9 @@ def colon_clocks(text: str) -> str:
 
 
 _CLOCK_WORDS = frozenset(("at", "from", "to", "until", "till", "by", "before", "after", "around"))
+# A length of time with "back" after it, which says "ago" ("forty years back"): dateparser
+# reads the length alone as ahead.
+_BACK = re.compile(rf"\b(\w+\s+(?:{'|'.join(UNITS)})s?)\s+back\b", re.IGNORECASE)
 
 
 def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
@@ -132,7 +135,7 @@ def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     the morning"); a month or a week is the calendar's ("this month": from the 1st). A
     span that runs up to now ("since Monday", "in the last few days", "over the past
     week") ends now. `prefer` ("past" or "future") overrides the tense."""
-    text = colon_clocks(text)
+    text = _BACK.sub(r"\1 ago", colon_clocks(text))  # "forty years back": ago
     base = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     if (running := _up_to_now(text, base, now)) is not None:
         return running

@@ -173,6 +173,13 @@ def test_a_part_of_a_day_an_ordinal_day_and_a_calendar_month(
     assert _hours(anchor(question, NOW)) == window
 
 
+def test_a_length_of_time_back_is_one_ago() -> None:
+    """dateparser reads "forty years" alone as ahead; "back" says ago."""
+    window = anchor("My grandfather broke his leg on that roof, forty years back.", NOW)
+    assert window is not None and window.end < NOW - 39 * 365 * DAY
+    assert anchor("Put it back on the shelf.", NOW) is None
+
+
 def test_a_part_of_a_day_named_by_an_event_is_that_of_the_events_day(tmp_path: Path) -> None:
     brain = keeper(tmp_path, "hybrid")
     day = NOW - 5 * DAY - 9 * 3600  # midnight, five days ago
