@@ -869,6 +869,28 @@ def test_a_story_of_the_past_asks_for_nothing(
     assert (answer is not None and answer.deed is not None) is chooses
 
 
+def test_a_story_read_as_a_request_is_answered_as_small_talk_not_declined() -> None:
+    """Without actions too: "I'm sorry, I can't help you with that." answered a story."""
+    from npc_brain.mind.talk.compose import compose
+
+    async def embed(texts: object) -> np.ndarray:
+        return np.stack([np.array([0, 0, 1], np.float32) for _ in texts])  # type: ignore[attr-defined]
+
+    async def recall(*_: object) -> list[object]:
+        return []
+
+    line = "My sister had the fever two summers ago, nearly died of it."
+    ask = Vote("request", {"request": 0.4, "small_talk": 0.35, "other": 0.25}, "")
+    shown = Vote("none", {"none": 0.9, "illness": 0.1}, "")
+    heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, np.eye(3)[0], need=shown)
+    idle = SimpleNamespace(plan=None, plan_day=None, action=None)
+    empty = SimpleNamespace(stream=lambda _: SimpleNamespace(records=[]), mind=lambda _: idle)
+    scene = Scene(
+        empty, AgentRecord("oda", TRADER), "player", "", NOW, heard, {}, [], recall, embed
+    )  # type: ignore[arg-type]
+    assert asyncio.run(compose(scene)).text == "True enough."
+
+
 def test_no_hostile_action_is_granted_to_a_line_that_is_no_threat() -> None:
     """ "any odd jobs going round the tavern?" is near throwing a troublemaker out of the
     tavern by its words; throwing out answers threats only, so nothing is chosen."""

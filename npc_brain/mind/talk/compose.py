@@ -14,7 +14,7 @@ from npc_brain.mind.talk.deeds import deed_answer
 from npc_brain.mind.talk.questions import QUESTIONS
 from npc_brain.mind.talk.scene import Answer, Composer, Scene, doing_now
 from npc_brain.mind.talk.social import SOCIAL
-from npc_brain.mind.talk.understand import asks_doing_now, asks_of_the_past
+from npc_brain.mind.talk.understand import asks_doing_now, asks_of_the_past, tells_a_story
 
 COMPOSERS: dict[Act, Composer] = {**SOCIAL, **QUESTIONS}
 # Acts whose words a question of what the NPC is doing may be nearest; the greeting and
@@ -38,7 +38,9 @@ async def compose(scene: Scene) -> Answer:
     asks_doing = heard.act in DOING_ASKED and asks_doing_now(heard.text, heard.when, scene.now)
     if asks_doing and (doing := doing_now(scene)):
         return Answer((doing,), (doing,), answered=True)
-    answer = await COMPOSERS[heard.act](scene)
+    # a story of the past that reads as a request by its words asks for nothing
+    act = Act.SMALL_TALK if heard.act is Act.REQUEST and tells_a_story(heard) else heard.act
+    answer = await COMPOSERS[act](scene)
     question = heard.text.rstrip().endswith("?")
     if heard.act is Act.TRADE and asks_of_the_past(heard.text):  # "What did I buy?"
         fact = await COMPOSERS[Act.FACT](scene)

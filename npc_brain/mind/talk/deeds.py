@@ -73,6 +73,7 @@ from npc_brain.mind.talk.understand import (
     asks_of_the_past,
     last_sentence,
     surely,
+    tells_a_story,
 )
 from npc_brain.mind.talk.wh import Slot, asked_for, wh_opened
 from npc_brain.words import (
@@ -138,11 +139,11 @@ async def deed_answer(scene: Scene) -> Answer | None:
     ultimatum; a line less surely one is taken as asking. A question about a price or a
     ware says it and chooses nothing, as does a sure question of fact (unless it shows
     a need more surely: _rather_needs), a question in the past tense ("What did I
-    buy from you?") and a story of the past (_a_story); a sure greeting or farewell asks
-    nothing of the NPC's hands."""
+    buy from you?") and a story of the past (understand.tells_a_story); a sure
+    greeting or farewell asks nothing of the NPC's hands."""
     actions = scene.agent.actions
     heard, line = scene.heard, scene.heard.text
-    if not actions or surely(heard, *_SOCIAL) or asks_of_the_past(line) or _a_story(heard):
+    if not actions or surely(heard, *_SOCIAL) or asks_of_the_past(line) or tells_a_story(heard):
         return None
     wares = declared_wares(actions)
     stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
@@ -416,19 +417,6 @@ def _served(word: str) -> str | None:
 
 
 NEED_SURE = 0.4  # a need's share of its vote from which a line shows it
-
-
-def _a_story(heard: Heard) -> bool:
-    """Whether a line tells of the past and nothing else: every sentence in the past
-    tense, none a question, surely no need shown and no sure request ("My sister had
-    the fever two summers ago, nearly died of it."; not "I sliced my palm open on a
-    panel", whose injury is now, nor "my mare threw a shoe on the way here", a request
-    by its words of a service no need names)."""
-    told = sentences(heard.text) or [heard.text]
-    past = all(past_tense(s) and not s.rstrip().endswith("?") for s in told)
-    need = heard.need
-    no_need = need is not None and need.label == Need.NONE and need.confidence >= SURE
-    return past and no_need and not surely(heard, Act.REQUEST, Act.TRADE)
 
 
 def _rather_needs(heard: Heard) -> bool:

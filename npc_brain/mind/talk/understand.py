@@ -336,6 +336,19 @@ def asks_doing_now(line: str, when: Window | None, now: GameTime) -> bool:
     return doing or words[:1] == ["busy"]
 
 
+def tells_a_story(heard: Heard) -> bool:
+    """Whether a line tells of the past and nothing else: every sentence in the past
+    tense, none a question, surely no need shown and no sure request ("My sister had
+    the fever two summers ago, nearly died of it."; not "I sliced my palm open on a
+    panel", whose injury is now, nor "my mare threw a shoe on the way here", a request
+    by its words of a service no need names)."""
+    told = sentences(heard.text) or [heard.text]
+    past = all(past_tense(s) and not s.rstrip().endswith("?") for s in told)
+    need = heard.need
+    no_need = need is not None and need.label == Need.NONE and need.confidence >= SURE
+    return past and no_need and not surely(heard, Act.REQUEST, Act.TRADE)
+
+
 def asks_of_the_past(line: str) -> bool:
     """Whether a line's question asks what happened: opened by a wh-word or a verb in
     the past tense, and in the past tense ("What did I buy from you?", "Did you sell
