@@ -462,6 +462,18 @@ def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act(
         assert chosen is not None and chosen.arguments == {"oasis": "salt_oasis"}
 
 
+def test_a_greeting_however_unsure_asks_for_no_action_that_stands_out() -> None:
+    """ "Peace be upon you, keeper." is a greeting at 0.41 of the vote and 0.32 near the
+    guide's description, which stands out of the others: a greeting asks nothing of
+    the NPC's hands."""
+    line = "Peace be upon you, keeper."
+    hello = Vote("greeting", {"greeting": 0.41, "small_talk": 0.3, "request": 0.29}, "")
+    heard = Heard(line, Act.GREETING, hello, None, (), (), (), None, np.array([1, 0], np.float32))
+    near = {GUIDE.description: 0.32, SELL.description: 0.17}
+    answer = _deed_answer(heard, (SELL, GUIDE), near)
+    assert answer is None or answer.deed is None
+
+
 @pytest.mark.parametrize(("guide", "chooses"), [(0.27, True), (0.22, False), (0.19, False)])
 def test_a_line_naming_an_option_of_the_action_it_is_nearest_asks_for_it(
     guide: float, chooses: bool

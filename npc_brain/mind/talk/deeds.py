@@ -219,7 +219,11 @@ async def deed_answer(scene: Scene) -> Answer | None:
             return await _granted(scene, actions[needed], orders[0][0])
         return await _bought(scene, orders)
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
-    if best is None and (asking or unsure and not threat) and len(actions) > 1:
+    if (
+        best is None
+        and (asking or unsure and not threat and heard.act not in _SOCIAL)
+        and len(actions) > 1
+    ):
         best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN) or _naming(
             scene, likeness
         )
