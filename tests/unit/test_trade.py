@@ -154,6 +154,8 @@ def test_a_thing_none_of_the_wares_is_is_said_in_the_plural() -> None:
         (3, "loaf of bread", "three loaves of bread"),
         (6, "hauling for one crate", "hauling for six crates"),
         (4, "lobster pot", "four lobster pots"),
+        (4, "a day's camel hire", "four days' camel hire"),  # a measure is what is counted
+        (2, "a week's mooring", "two weeks' mooring"),
     ],
 )
 def test_the_noun_counted_is_the_one_before_a_preposition(n: int, item: str, said: str) -> None:

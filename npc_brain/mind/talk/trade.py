@@ -269,7 +269,8 @@ def _plural(item: str) -> bool:
 
 def counted(n: int, item: str) -> str:
     """`item` counted: "a fish pie", "three ration packs", "two loaves of bread",
-    "hauling for six crates" (of "hauling for one crate")."""
+    "hauling for six crates" (of "hauling for one crate"), "four days' camel hire" (of
+    "a day's camel hire")."""
     named = _item_and_per(item)[0]
     if n == 1:
         return _with_article(named)
@@ -277,6 +278,12 @@ def counted(n: int, item: str) -> str:
     if one and unit:  # "hauling for one crate": what is counted is the crate
         return f"{head} {counted(n, unit)}"
     words = _unarticled(named, ("a", "an", "the", "one")).split(" ")
+    if (measure := next((i for i, w in enumerate(words) if w.endswith("'s")), None)) is not None:
+        # "a day's camel hire": what is counted is the day ("four days' camel hire")
+        noun = words[measure].removesuffix("'s")
+        plural = (getInflection(noun, tag="NNS") or (noun + "s",))[0]
+        words[measure] = plural + ("'" if plural.endswith("s") else "'s")
+        return f"{_SAID.get(n, str(n))} {' '.join(words)}"
     # the noun counted is the last before a preposition: "loaves of bread", "rooms for
     # the night"
     # or before an aside ("Gulls, with their nets")
