@@ -7,6 +7,7 @@ import pytest
 
 from npc_brain.memory.records import MemoryKind, MemoryRecord, Source, SourceKind
 from npc_brain.mind.talk.trade import (
+    Ware,
     counted,
     holding,
     not_sold,
@@ -60,6 +61,11 @@ def test_a_memory_that_says_no_price_is_no_ware() -> None:
 def test_an_order_comes_to_its_wares_times_how_many(line: str, said: str) -> None:
     wares = [w for w in POST if w is not None]
     assert total(ordered(line, wares)) == said
+
+
+def test_a_ware_counted_by_its_measure_comes_to_its_total() -> None:
+    hire = Ware("", "a day's camel hire", 9, "dirhams")
+    assert total([(4, hire)]) == "Four days' camel hire comes to 36 dirhams."
 
 
 def test_a_price_is_said_in_the_number_its_item_and_sum_take() -> None:

@@ -210,11 +210,14 @@ def _labels(word: str) -> bool:
 
 
 def total(orders: Sequence[tuple[int, Ware]]) -> str:
-    """What an order comes to: "Three ration packs come to 12 credits."."""
+    """What an order comes to: "Three ration packs come to 12 credits.", "Two weeks'
+    mooring comes to 20 coins."."""
     things = join_clauses([counted(n, w.item) for n, w in orders])
     units = {w.unit for _, w in orders}
     unit = units.pop() if len(units) == 1 else ""
-    verb = "comes" if len(orders) == 1 and orders[0][0] == 1 else "come"
+    # one ware, one of it or counted by its measure ("four days' camel hire comes to")
+    single = len(orders) == 1 and (orders[0][0] == 1 or "'s" in orders[0][1].item)
+    verb = "comes" if single else "come"
     return sentence(f"{things} {verb} to {amount(sum(n * w.price for n, w in orders), unit)}")
 
 
