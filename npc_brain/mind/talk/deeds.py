@@ -156,12 +156,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
         # a price asked by the measure a ware is sold by is of that ware ("the harbour
         # dues for a week?" of "a week's mooring")
         asked = orders or [o for o in named if _measure(o[1]) & stems]
-        pricing = nearest if max(likeness) >= FITS else None
-        if asked and pricing is not None and pricing.name != asked[0][1].action:
-            # another action is priced when the line is well nearer it than the ware's
-            selling = next(i for i, a in enumerate(actions) if a.name == asked[0][1].action)
-            pricing = pricing if max(likeness) >= likeness[selling] + DISTINCT_MARGIN else None
-        return _told(scene, asked, wares, pricing)
+        return _told(scene, asked, wares, _pricing(actions, likeness, asked))
     if surely(heard, Act.FACT) and not _rather_needs(heard):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
     if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
@@ -197,7 +192,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
         # I decide" to one who sells it and shows it), or is far nearer another, or
         # names one of its options whole ("would you bake her a birthday cake?" or "do
         # us a seed cake" to one who sells honey cakes and bakes to order)
-        selling = next(i for i, a in enumerate(actions) if a.name == orders[0][1].action)
+        selling = _selling(actions, orders[0][1])
         nearer = max(likeness) - likeness[selling] >= FAR_NEARER
         if nearest.name != orders[0][1].action and (
             _said_of(heard, nearest, *orders[0]) or nearer or _named_whole(nearest, line)
@@ -267,6 +262,30 @@ DISTINCT_MARGIN = 0.1
 FAR_NEARER = 0.2  # how much nearer another action must be than the one selling a ware named
 
 
+def _selling(actions: Sequence[GameAction], ware: Ware) -> int:
+    """Where in the declared actions the one is that takes a declared ware."""
+    return next(i for i, a in enumerate(actions) if a.name == ware.action)
+
+
+def _pricing(
+    actions: Sequence[GameAction], likeness: Sequence[float], asked: Sequence[tuple[int, Ware]]
+) -> GameAction | None:
+    """The action whose price a question may ask instead of a ware's (_told): the one
+    the line is nearest, from FITS; when the line names a ware of another action, only
+    if it is DISTINCT_MARGIN nearer than that action ("how much to get a busted drone
+    working again?" of the repair, not of the refurbished drone sold)."""
+    at, best = int(np.argmax(likeness)), max(likeness)
+    if best < FITS:
+        return None
+    if asked and actions[at].name != asked[0][1].action:
+        return (
+            actions[at]
+            if best >= likeness[_selling(actions, asked[0][1])] + DISTINCT_MARGIN
+            else None
+        )
+    return actions[at]
+
+
 async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[float]) -> Ware | None:
     """The ware a request or order means without naming it ("a bed for two nights" of
     "a room for the night", "bottles of oxygen" of "an oxygen canister", "a couple of
@@ -306,6 +325,11 @@ def _said_number(line: str) -> int:
     kept = [w if i not in of_some | sums else "" for i, w in enumerate(words)]
     found = _first_number(kept, 1, MOST)
     return 1 if found is None else found
+
+
+def _number_of(word: str) -> int | None:
+    """The number a word says ("3", "three", "dozen", "a"), None for any other word."""
+    return int(word) if word.isdecimal() else NUMERALS.get(word)
 
 
 def _number_word(word: str) -> bool:
@@ -404,11 +428,13 @@ OFFERED = 3  # actions offered at most
 def _to_you(description: str) -> str:
     """A description said to the one it serves: "the customer's horse" is "your horse",
     "a patient's wound" is "your wound", "give the asker work" is "give you work"."""
-    words = description.split()
-    for i, word in enumerate(words[:-1]):
-        if word.lower() in ("the", "a", "an") and (served := _served(words[i + 1])) is not None:
-            words[i : i + 2] = [served, ""]
-    return " ".join(w for w in words if w)
+    said: list[str] = []
+    for word in description.split():
+        if said and said[-1].lower() in ("the", "a", "an") and (served := _served(word)):
+            said[-1] = served  # the article goes with the noun
+        else:
+            said.append(word)
+    return " ".join(said)
 
 
 def _served(word: str) -> str | None:
@@ -428,11 +454,8 @@ def _rather_needs(heard: Heard) -> bool:
     skint. Any odd jobs going round the tavern?" asks what is so by its words (0.52),
     and shows a need of work (0.85); "is the road to the pass safe at night?" is a
     question (0.75) before it is a need of passage (0.57)."""
-    return (
-        surely_needs(heard)
-        and heard.need is not None
-        and (heard.need.confidence > heard.vote.confidence)
-    )
+    need = heard.need
+    return need is not None and need.confidence >= SURE and need.confidence > heard.vote.confidence
 
 
 def surely_needs(heard: Heard) -> bool:
@@ -501,7 +524,7 @@ def _counted(line: str) -> set[str]:
     return {
         stem(after)
         for word, after in itertools.pairwise(words)
-        if (n := int(word) if word.isdecimal() else NUMERALS.get(word)) is not None and n > 1
+        if (n := _number_of(word)) is not None and n > 1
     }
 
 
@@ -719,7 +742,7 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
     if offer is not None and offer < ware.price:
         said = holding(ware)
         return Answer((said,), (said,), answered=True)
-    action = next(a for a in scene.agent.actions if a.name == ware.action)
+    action = scene.agent.actions[_selling(scene.agent.actions, ware)]
     item = action.argument(ArgumentType.ITEM)
     assert item is not None
     arguments = {item.name: ware.value}
@@ -889,7 +912,7 @@ def _number(words: Sequence[str], argument: ActionArgument) -> int:
 def _first_number(words: Sequence[str], low: float, high: float) -> int | None:
     """The first number the words say in [low, high] ("a" and "an" are no number)."""
     for i, word in enumerate(words):
-        n = int(word) if word.isdecimal() else NUMERALS.get(word)
+        n = _number_of(word)
         n = None if n is None else halved(words, i, n)
         if n is not None and word not in ("a", "an") and low <= n <= high:
             return n
