@@ -15,7 +15,7 @@ from dateparser.search import search_dates
 from lemminflect import getAllLemmas, getInflection
 
 from npc_brain.memory.records import GameTime
-from npc_brain.words import DETERMINERS, MODALS, NUMBER_WORDS
+from npc_brain.words import CONJUNCTIONS, DETERMINERS, MODALS, NUMBER_WORDS
 
 HOUR = 3600.0
 DAY = 24 * HOUR
@@ -127,6 +127,9 @@ _CLOCK_WORDS = frozenset(("at", "from", "to", "until", "till", "by", "before", "
 _BACK = re.compile(rf"\b(\w+\s+(?:{'|'.join(UNITS)})s?)\s+back\b", re.IGNORECASE)
 
 
+_TRAILING_CONJUNCTION = re.compile(rf"(?:\s+(?:{'|'.join(sorted(CONJUNCTIONS))}))+$", re.IGNORECASE)
+
+
 def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     """The window of game time `text` anchors to, or None when it names no time. A
     weekday or date alone is the next one for a line in the future or present tense and
@@ -161,6 +164,7 @@ def anchor(text: str, now: GameTime, prefer: str = "") -> Window | None:
     if not found:
         return None
     phrase, moment = found[0]
+    phrase = _TRAILING_CONJUNCTION.sub("", phrase)  # dateparser's "on friday and"
     period = period or _parser(prefer, base).get_date_data(phrase).period or "day"
     at = moment.replace(tzinfo=dt.UTC).timestamp()
     part = _PART_OF_DAY.search(text)

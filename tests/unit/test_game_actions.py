@@ -626,6 +626,24 @@ def test_a_ware_meant_is_counted_by_a_number_that_is_not_some_of_another_thing()
     assert _said_number("a hundred arrows") == 100
     # a number in a sentence of the past tells what happened, not how many are wanted
     assert _said_number("Haven't slept in three nights. I'll take something for it.") == 1
+    # a demonstrative points at the wares in view
+    assert _said_number("two of those pies") == 2
+    assert _said_number("gimme 3 of them ration bricks") == 3
+    assert _said_number("two of them are sick, I need a tonic") == 1
+
+
+def test_a_question_of_why_asks_to_be_told_not_for_a_deed() -> None:
+    asked = _deed_answer(_heard("why are you selling water skins anyway? you need them"), (SELL,))
+    assert asked is None
+    bought = _deed_answer(_heard("why not sell me two water skins?"), (SELL, GUIDE))
+    assert bought is not None and bought.deed is not None
+    assert bought.deed.arguments == {"item": "water_skin", "count": "2"}
+
+
+def test_a_ware_said_not_to_be_wanted_is_not_bought() -> None:
+    line = "dont need a water skin, just show me the way to the red oasis"
+    answer = _deed_answer(_heard(line), (SELL, GUIDE))
+    assert answer is None or answer.deed is None or answer.deed.action.name != "sell"
 
 
 def test_a_ware_sold_by_a_measure_is_named_by_counting_the_measure() -> None:

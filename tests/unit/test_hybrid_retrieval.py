@@ -254,3 +254,10 @@ def test_a_question_that_names_only_a_day_gets_what_was_unusual_on_it(
     found = asyncio.run(brain.retrieve("", "maren", NOW, question, k=3))
     assert found[0].memory.description == unusual
     assert {s.memory.description for s in found} == {unusual, *routine}
+
+
+def test_a_time_phrase_ends_before_a_conjunction() -> None:
+    """dateparser may take a conjunction along ("on friday and"): the phrase said back
+    ends at the time."""
+    window = anchor("it's the market on friday and i need a cart", NOW)
+    assert window is not None and window.phrase == "on friday"

@@ -68,3 +68,21 @@ def test_when_an_event_was_is_said_from_the_game_day() -> None:
 def test_not_knowing_names_what_was_asked() -> None:
     assert not_known(Slot.TIME) == "I don't know when, exactly."
     assert not_known(Slot.AMOUNT) == "I don't know how much, exactly."
+
+
+@pytest.mark.parametrize(
+    ("question", "why"),
+    [
+        ("why are you selling the boat?", True),
+        ("how come the gate's shut?", True),
+        ("why not sell me two?", False),
+        ("why don't you come along?", False),
+        ("what's the price?", False),
+    ],
+)
+def test_a_question_opened_by_why_asks_a_reason_unless_it_proposes(
+    question: str, why: bool
+) -> None:
+    from npc_brain.mind.talk.wh import asks_a_reason
+
+    assert asks_a_reason(question) is why

@@ -16,6 +16,7 @@ from npc_brain.mind.talk.trade import (
     price_of,
     things_asked,
     total,
+    unwanted,
     ware,
 )
 
@@ -66,6 +67,25 @@ def test_an_order_comes_to_its_wares_times_how_many(line: str, said: str) -> Non
 def test_a_ware_counted_by_its_measure_comes_to_its_total() -> None:
     hire = Ware("", "a day's camel hire", 9, "dirhams")
     assert total([(4, hire)]) == "Four days' camel hire comes to 36 dirhams."
+    hauling = Ware("", "hauling for one crate", 10, "credits")
+    assert total([(6, hauling)]) == "Hauling for six crates comes to 60 credits."
+
+
+@pytest.mark.parametrize(
+    ("line", "wanted", "unwanted_items"),
+    [
+        ("dont need a wool blanket, just flour", ["a sack of flour"], ["a wool blanket"]),
+        ("no cartridges for me, a blanket", ["a wool blanket"], ["a box of cartridges"]),
+        ("I'm not hungry, just a blanket", ["a wool blanket"], []),
+        ("can't you sell me a blanket?", ["a wool blanket"], []),
+    ],
+)
+def test_a_ware_said_not_to_be_wanted_is_not_ordered(
+    line: str, wanted: list[str], unwanted_items: list[str]
+) -> None:
+    wares = [w for w in POST if w is not None]
+    assert [w.item for _, w in ordered(line, wares)] == wanted
+    assert [w.item for w in unwanted(line, wares)] == unwanted_items
 
 
 def test_a_price_is_said_in_the_number_its_item_and_sum_take() -> None:

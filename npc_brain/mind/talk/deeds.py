@@ -66,17 +66,21 @@ from npc_brain.mind.talk.trade import (
     ordered,
     price_of,
     total,
+    unwanted,
 )
 from npc_brain.mind.talk.understand import (
     SURE,
     Heard,
     asks_of_the_past,
+    asks_why,
     last_sentence,
     surely,
     tells_a_story,
 )
 from npc_brain.mind.talk.wh import Slot, asked_for, wh_opened
 from npc_brain.words import (
+    CLOSED_CLASS,
+    DEMONSTRATIVES,
     DETERMINERS,
     NUMBER_WORDS,
     PERSONAL,
@@ -143,7 +147,13 @@ async def deed_answer(scene: Scene) -> Answer | None:
     greeting or farewell asks nothing of the NPC's hands."""
     actions = scene.agent.actions
     heard, line = scene.heard, scene.heard.text
-    if not actions or surely(heard, *_SOCIAL) or asks_of_the_past(line) or tells_a_story(heard):
+    if (
+        not actions
+        or surely(heard, *_SOCIAL)
+        or asks_of_the_past(line)
+        or asks_why(line)
+        or tells_a_story(heard)
+    ):
         return None
     wares = declared_wares(actions)
     stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
@@ -174,7 +184,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     nearest = actions[int(np.argmax(likeness))]
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     unsure = heard.vote.confidence < SURE
-    if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wares, likeness)):
+    wanted = [w for w in wares if w not in unwanted(line, wares)]  # not "dont need a room"
+    if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wanted, likeness)):
         orders = [(_said_number(line), meant)]
     deal = heard.deal
     ordering = deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
@@ -315,7 +326,11 @@ def _said_number(line: str) -> int:
     hundred"), nor a number in a sentence of the past ("hasn't slept in three nights.
     I'll take something to put him under."); 1 when none."""
     words = lower_words(" ".join(s for s in sentences(line) if not past_tense(s)))
-    of_some = {i for i in range(len(words) - 2) if words[i + 1] == "of" and words[i + 2] in _SOME}
+    of_some = {
+        i
+        for i in range(len(words) - 2)
+        if words[i + 1] == "of" and words[i + 2] in _SOME and not _pointing(words[i + 2 :])
+    }
     sums = {
         j
         for i in range(len(words) - 1)
@@ -338,6 +353,14 @@ def _number_word(word: str) -> bool:
 
 # "two of the fingers", "three of my crew"; "four of your lobster traps" are wares
 _SOME = (DETERMINERS | PERSONAL) - YOU
+
+
+def _pointing(words: Sequence[str]) -> bool:
+    """Whether words open with a demonstrative, which points at the wares in view: "two
+    of those pies", and "3 of them ration bricks" (but not "two of them are sick")."""
+    return words[0] in DEMONSTRATIVES or (
+        words[0] == "them" and len(words) > 1 and words[1] not in CLOSED_CLASS
+    )
 
 
 MOST = 1000  # a number said above this is no quantity (a year, a bay number)
@@ -600,8 +623,8 @@ def _asks_about(heard: Heard) -> bool:
 
 # The deal's share from which a line asks rather than orders: on the bench's train split
 # every price question is read as one at 0.77 or more, and orders and threats that ask
-# something on the way ("got a spare?") at 0.58 or less.
-SURE_ASK = 0.6
+# something on the way ("got a spare?") at 0.58 or less; "can your crew haul em?" at 0.6.
+SURE_ASK = 0.67  # the middle of that gap
 
 
 def _told(

@@ -42,7 +42,7 @@ from npc_brain.mind.talk.scene import (
 )
 from npc_brain.mind.talk.slots import Slot, ago, asked_for, holds, not_known
 from npc_brain.mind.talk.understand import asks_doing_now, thing_asked, to_you
-from npc_brain.words import FIRST, PLACE_PREPOSITIONS, lower_words, sentences
+from npc_brain.words import FIRST, PLACE_PREPOSITIONS, PREPOSITIONS, lower_words, sentences
 
 NEWS_WEIGHTS = Weights(0.5, 3.0, 1.0)  # news: what mattered, lately
 
@@ -364,7 +364,9 @@ async def _memories(scene: Scene) -> Answer:
         return Answer((scene.say(concluded[0]),), tuple(scene.grounds), answered=True)
     present = when is not None and when.start <= scene.now <= when.end <= scene.now + HOUR
     if when is not None and not present:  # "right now" asks what is, not what it recalls
-        return Answer((sentence(f"I don't remember anything special about {when.phrase}"),))
+        opening = set(lower_words(when.phrase)[:1])  # "special on Friday", "about yesterday"
+        about = "" if opening & PREPOSITIONS else "about "
+        return Answer((sentence(f"I don't remember anything special {about}{when.phrase}"),))
     if to_you(scene.heard.text) and (doing := doing_now(scene)):  # "been busy?"
         return Answer((doing,), (doing,), answered=True)
     return Answer((dont_know(scene),))

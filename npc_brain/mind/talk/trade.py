@@ -9,7 +9,7 @@ game's; nothing here makes one up."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from lemminflect import getAllLemmas, getInflection
@@ -23,9 +23,11 @@ from npc_brain.words import (
     DETERMINERS,
     FUNCTION_WORDS,
     MODALS,
+    NEGATIONS,
     NUMBER_WORDS,
     POSSESSIVES,
     PREPOSITIONS,
+    WANTING,
     all_lemmas,
     lower_words,
     sentences,
@@ -44,6 +46,12 @@ class Ware:
     memory_id: int = 0  # the memory it was read from; 0 for a declared one
     value: str = ""  # a declared one: the option's value ("horseshoe")
     action: str = ""  # a declared one: the name of the action that sells it
+
+    @property
+    def by_measure(self) -> bool:
+        """Whether it is counted by the measure it is sold by ("a day's camel hire":
+        four days' of it; "hauling for one crate": hauling for six crates)."""
+        return "'s" in self.item or " one " in self.item
 
     @property
     def words(self) -> frozenset[str]:
@@ -85,18 +93,12 @@ def _at(words: Sequence[str], i: int, phrase: tuple[str, ...]) -> bool:
 
 
 def _named(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
-    """The wares a line names in order, each with the number said before it within its
-    stretch between punctuation ("Three hundred, nets and oars and all" is a sum, not
-    three boats)."""
+    """The wares a line names in order and wants, each with the number said before it
+    within its stretch between punctuation ("Three hundred, nets and oars and all" is a
+    sum, not three boats)."""
     found: list[tuple[int, Ware]] = []
-    for stretch in line.translate(_PUNCTUATION).split("\n"):
-        words = lower_words(stretch)
-        lemmas = [_lemma(w) if _content(w) else "" for w in words]
-        for i, lemma in enumerate(lemmas):
-            fits = [w for w in wares if lemma and lemma in w.words]
-            if not fits:
-                continue
-            best = max(fits, key=lambda w: (len(w.words & set(lemmas)), -len(w.words)))
+    for words, i, best in _mentions(line, wares):
+        if not _negated(words, i):
             count = _quantity(words, i, best)
             if (at := next((j for j, (_, w) in enumerate(found) if w is best), None)) is None:
                 found.append((count, best))
@@ -105,7 +107,36 @@ def _named(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
     return found
 
 
+def unwanted(line: str, wares: Sequence[Ware]) -> list[Ware]:
+    """The wares a line names only to say it does not want them ("dont need a room")."""
+    wanted = {id(w) for _, w in _named(line, wares)}
+    denied = {id(w): w for words, i, w in _mentions(line, wares) if _negated(words, i)}
+    return [w for key, w in denied.items() if key not in wanted]
+
+
+def _mentions(line: str, wares: Sequence[Ware]) -> Iterator[tuple[list[str], int, Ware]]:
+    """Each word of the line that names a ware: its stretch's words (between
+    punctuation), where in them it is, and the ware with most of its words there."""
+    for stretch in line.translate(_PUNCTUATION).split("\n"):
+        words = lower_words(stretch)
+        lemmas = [_lemma(w) if _content(w) else "" for w in words]
+        for i, lemma in enumerate(lemmas):
+            if fits := [w for w in wares if lemma and lemma in w.words]:
+                yield words, i, max(fits, key=lambda w: (len(w.words & set(lemmas)), -len(w.words)))
+
+
 _PUNCTUATION = str.maketrans(dict.fromkeys(",.;:!?", "\n"))
+
+
+def _negated(words: Sequence[str], i: int) -> bool:
+    """Whether the ware at `i` is said not to be wanted: just after "no", "not" or
+    "without" ("no stew for me", "not the ale"), or after a wanting verb that is denied
+    ("dont need a room", "I don't want any of the stew"); not in a denied question that
+    offers it ("can't you sell me a room?"), nor past a negation of something else ("I'm
+    not hungry, just a room")."""
+    near, before = words[max(0, i - 2) : i], words[max(0, i - 4) : i]
+    denied = [k for k, word in enumerate(before[:-1]) if word.endswith(("n't", "dont"))]
+    return any(w in NEGATIONS for w in near) or any(before[k + 1] in WANTING for k in denied)
 
 
 def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
@@ -215,8 +246,9 @@ def total(orders: Sequence[tuple[int, Ware]]) -> str:
     things = join_clauses([counted(n, w.item) for n, w in orders])
     units = {w.unit for _, w in orders}
     unit = units.pop() if len(units) == 1 else ""
-    # one ware, one of it or counted by its measure ("four days' camel hire comes to")
-    single = len(orders) == 1 and (orders[0][0] == 1 or "'s" in orders[0][1].item)
+    # one ware, one of it or counted by its measure ("four days' camel hire comes to",
+    # "hauling for six crates comes to")
+    single = len(orders) == 1 and (orders[0][0] == 1 or orders[0][1].by_measure)
     verb = "comes" if single else "come"
     return sentence(f"{things} {verb} to {amount(sum(n * w.price for n, w in orders), unit)}")
 

@@ -33,7 +33,7 @@ from npc_brain.mind.talk.acts import (
 )
 from npc_brain.mind.talk.answers import content_word, key_terms, names_in
 from npc_brain.mind.talk.realise import verb_form
-from npc_brain.mind.talk.wh import Slot, asked_for
+from npc_brain.mind.talk.wh import Slot, asked_for, asks_a_reason
 from npc_brain.words import (
     CLAUSE_WORDS,
     CONDITIONAL,
@@ -347,6 +347,13 @@ def tells_a_story(heard: Heard) -> bool:
     need = heard.need
     no_need = need is not None and need.label == Need.NONE and need.confidence >= SURE
     return past and no_need and not surely(heard, Act.REQUEST, Act.TRADE)
+
+
+def asks_why(line: str) -> bool:
+    """Whether a line's questions ask only a reason ("why are you selling the Gull
+    anyway? she looks like a good boat"): it asks to be told, not for a deed."""
+    asked = [s for s in sentences(line) if s.rstrip().endswith("?")]
+    return bool(asked) and all(asks_a_reason(s) for s in asked)
 
 
 def asks_of_the_past(line: str) -> bool:

@@ -56,9 +56,13 @@ def asked_for(question: str) -> Slot | None:
 
 def wh_opened(question: str) -> bool:
     """Whether a question opens with a wh-word ("what's the figure", "hows it going"),
-    other than a proposal ("what about two loaves?", "how about a pie?")."""
+    other than a proposal ("what about two loaves?", "how about a pie?", "why not sell
+    me two?", "why don't you come along?")."""
     words = [_plain(w) for w in lower_words(question)]
-    return bool(words) and words[0] in WH_WORDS and words[1:2] != ["about"]
+    proposal = words[1:2] == ["about"] or (
+        words[:1] == ["why"] and len(words) > 1 and (words[1] == "not" or words[1].endswith("n't"))
+    )
+    return bool(words) and words[0] in WH_WORDS and not proposal
 
 
 def _plain(word: str) -> str:
@@ -72,3 +76,9 @@ def _plain(word: str) -> str:
 def _nouns(words: list[str]) -> set[str]:
     """The nouns among words, as their lemmas ("hours": hour)."""
     return {lemma for w in words for lemma in getAllLemmas(w).get("NOUN", ())}
+
+
+def asks_a_reason(question: str) -> bool:
+    """Whether a question opens by asking why ("why are you selling her?", "how come the
+    gate's shut?"), not with a proposal (wh_opened: "why not sell me two?")."""
+    return wh_opened(question) and asked_for(question) is Slot.REASON
