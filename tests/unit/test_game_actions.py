@@ -986,3 +986,14 @@ def test_a_need_whose_action_takes_the_ware_named_does_that_to_it_rather_than_se
         {"item": "water_skin"},
     )
     assert answer.deed.price == price
+
+
+def test_an_order_of_what_an_action_does_to_a_thing_is_priced_as_the_deed() -> None:
+    """An ITEM of an action that works on it ("mend a torn net") is no ware for sale:
+    its price is said as the deed's, not as the thing's ("A hand net is 2 coins.")."""
+    net = ActionArgument("net", ArgumentType.ITEM, (ActionOption("hand_net", "a hand net", 2),))
+    mend = GameAction("mend_net", "mend a torn net", (net,), 0, "shells")
+    answer = _deed_answer(_heard("mend my hand net please"), (SELL, mend))
+    assert answer is not None and answer.deed is not None
+    assert answer.deed.action.name == "mend_net"
+    assert answer.sentences == ("Of course, I'll mend your hand net.", "That's 2 shells.")

@@ -555,6 +555,15 @@ def test_a_line_asking_what_the_npc_is_doing_is_answered_so_whatever_act_it_is_n
         ("Cheat me again, and you'll regret it.", "or you'll regret it."),
         ("Two loaves and a pie", None),
         ("Need a bed, I've been riding since dawn and my back is done for.", None),
+        # a noun that is a verb's form too opens no order ("head of my axe")
+        ("head of my axe is loose and the edge is chipped to hell.", None),
+        # a condition on the listener says what follows it after a comma or a subject
+        (
+            "if you try fining me you're going in the river",
+            "or you're going in the river",
+        ),
+        ("If you touch my cart again, I'll break your arm.", "or I'll break your arm."),
+        ("if you've a room, I'll take it", "or I'll take it"),
     ],
 )
 def test_a_demand_says_what_follows_a_refusal_after_its_or(line: str, then: str | None) -> None:

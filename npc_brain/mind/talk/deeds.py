@@ -45,7 +45,7 @@ from npc_brain.game_actions import (
     ChosenAction,
     GameAction,
 )
-from npc_brain.lexicon import SERVED
+from npc_brain.lexicon import SERVED, TRADE_VERBS
 from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Deal, Need, shipped
 from npc_brain.mind.talk.answers import content_word
@@ -87,6 +87,7 @@ from npc_brain.words import (
     POSSESSIVES,
     PREPOSITIONS,
     YOU,
+    all_lemmas,
     lower_words,
     sentences,
     stem,
@@ -775,12 +776,26 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
         arguments[quantity.name] = str(count)
     arguments |= await _rest(scene, action, arguments)
     said = _priced_said([(count, ware)])
+    if ware.price and not _sells(action):  # "mend my trawl": not "A trawl net is 12 coins."
+        done = _promise(scene.heard.text, action)
+        agreed = [sentence(f"Of course, I'll {done}") if done else "Of course."]
+        said = sentence(f"That's {amount(count * ware.price, action.currency)}")
+    else:
+        agreed = ["Of course."]
     verb = action.name.split("_")[0]
     deed = Deed(action, arguments, count * ware.price, f"{verb} {counted(count, ware.item)} to")
     # one action a reply: the other wares ordered are asked for again, not dropped unsaid
     rest = [w.item for _, w in orders[1:] if w is not ware]
     then = [sentence(f"Then ask me for {join_clauses(rest)}")] if rest else []
-    return Answer(("Of course.", said, *then), (said,), answered=True, deed=deed)
+    return Answer((*agreed, said, *then), (said,), answered=True, deed=deed)
+
+
+def _sells(action: GameAction) -> bool:
+    """Whether an action trades its ITEM for a price, by the verb its description opens
+    with ("sell nets and rope", "charge for docking"), rather than does something to it
+    ("mend a torn net", "repair a damaged weapon")."""
+    first = lower_words(action.description)[:1]
+    return bool(first) and bool(all_lemmas(first[0]) & TRADE_VERBS)
 
 
 async def _granted(scene: Scene, action: GameAction, count: int = 1) -> Answer:

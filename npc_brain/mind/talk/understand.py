@@ -404,13 +404,35 @@ def consequence(line: str) -> str | None:
             return " ".join(words[i:])
     for part in sentences(line):
         words = part.split()
-        if not words or not _imperative(words[0]):
+        # not a noun that is a verb's form too, as "of" after it shows ("head of my axe")
+        if not words or not _imperative(words[0]) or [_bare(w) for w in words[1:2]] == ["of"]:
             continue
         for i, word in enumerate(words[1:-1], start=1):
             if _bare(word) in SUBJECTS:  # "need a bed, I've been riding since dawn and ..."
                 break
             if word.lower() == "and" and _clause_opening(words[i + 1]):
                 return " ".join(["or", *words[i + 1 :]])
+    for part in sentences(line):
+        if (then := _if_you(part.split())) is not None:
+            return then
+    return None
+
+
+def _if_you(words: Sequence[str]) -> str | None:
+    """What a condition on the listener says will follow, put as the clause after an
+    "or": the clause after "if you ..." that opens past a comma or with its own subject
+    ("if you try fining me you're going in the harbour": "or you're going in the
+    harbour"; "if you've a room, I'll take it": "or I'll take it", which the
+    consequences' classifier reads as no threat)."""
+    bare = [_bare(w) for w in words]
+    for i in range(len(words) - 3):
+        if bare[i] != "if" or bare[i + 1] not in YOU:
+            continue
+        for j in range(i + 2, len(words) - 1):
+            if words[j].endswith(","):
+                return " ".join(["or", *words[j + 1 :]])
+            if j > i + 2 and bare[j + 1] in SUBJECTS | YOU:
+                return " ".join(["or", *words[j + 1 :]])
     return None
 
 
