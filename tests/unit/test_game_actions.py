@@ -997,3 +997,31 @@ def test_an_order_of_what_an_action_does_to_a_thing_is_priced_as_the_deed() -> N
     assert answer is not None and answer.deed is not None
     assert answer.deed.action.name == "mend_net"
     assert answer.sentences == ("Of course, I'll mend your hand net.", "That's 2 shells.")
+
+
+def test_the_same_thing_to_two_actions_goes_to_the_one_the_line_is_nearer() -> None:
+    """A line meaning a thing one action sells and another works on, as near each
+    ("my trawl" of "a mended trawl net" and "a trawl net"), is for the action whose
+    description the line is nearer: the trouble is mended, not a new net sold."""
+    mended = ActionOption("mended_trawl", "a mended trawl net", 40)
+    sell = GameAction(
+        "sell",
+        "sell one of my wares",
+        (ActionArgument("item", ArgumentType.ITEM, (mended,)),),
+        0,
+        "shells",
+    )
+    trawl = ActionOption("trawl_net", "a trawl net", 12)
+    mend = GameAction(
+        "mend_net",
+        "mend a torn net",
+        (ActionArgument("net", ArgumentType.ITEM, (trawl,)),),
+        0,
+        "shells",
+    )
+    cosines = {"sell one": 0.44, "mend a torn": 0.51, "a mended trawl": 0.6, "a trawl net": 0.57}
+    answer = _deed_answer(
+        _heard("snagged my trawl on the rocks and tore a hole in it"), (sell, mend), cosines
+    )
+    assert answer is not None and answer.deed is not None
+    assert (answer.deed.action.name, answer.deed.arguments) == ("mend_net", {"net": "trawl_net"})

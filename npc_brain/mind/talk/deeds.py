@@ -308,10 +308,22 @@ async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[flo
     if not wares:
         return None
     vectors = await scene.embed([ware.item for ware in wares])
-    at, best, second = _top_two(vectors @ scene.heard.vector)
-    ware = wares[at]
+    cosines = vectors @ scene.heard.vector
     names = [a.name for a in scene.agent.actions]
-    other = max((x for n, x in zip(names, actions, strict=True) if n != ware.action), default=-1)
+    near = dict(zip(names, actions, strict=True))
+    at, best, second = _top_two(cosines)
+    if len(wares) > 1:
+        # the same thing to two actions, as near the line ("my trawl" to one who sells
+        # a mended trawl net and mends a trawl net): the action the line is nearer says
+        runner = int(np.argsort(cosines)[-2])
+        same = wares[runner].action != wares[at].action and best - second < WARE_MARGIN
+        if same and near[wares[runner].action] > near[wares[at].action]:
+            at, best = runner, second
+            second = max(
+                (float(x) for i, x in enumerate(cosines) if i not in (at, runner)), default=-1.0
+            )
+    ware = wares[at]
+    other = max((x for n, x in near.items() if n != ware.action), default=-1)
     fits = best >= WARE_FITS and best >= second + MARGIN
     stands_out = len(wares) > 1 and best >= DISTINCT_FITS and best >= second + WARE_MARGIN
     return ware if (fits or stands_out) and best > other else None
