@@ -587,3 +587,13 @@ def test_only_a_sure_threat_is_warned_off(share: float, warned: bool) -> None:
     scene = Scene(None, keeper, "player", "", 0.0, heard, {}, [], None, None)  # type: ignore[arg-type]
     said = " ".join(asyncio.run(COMPOSERS[Act.THREAT](scene)).sentences)
     assert ("regret" in said) is warned, said
+
+
+def test_a_role_is_named_by_its_lemma_not_its_stem() -> None:
+    """ "engines" share the stem of "engineer" but do not name the engineer."""
+    from npc_brain.mind.talk.understand import by_role
+
+    roles = {"teo": "junior engineer who keeps the reactor running", "rook": "the dock chief"}
+    assert by_role("engines are warm, waiting on you", roles) == []
+    assert by_role("is the engineer about?", roles) == ["teo"]
+    assert by_role("where's the dock chief's office?", roles) == ["rook"]

@@ -46,6 +46,7 @@ from npc_brain.words import (
     SUBJECTS,
     WH_WORDS,
     YOU,
+    all_lemmas,
     lower_words,
     sentences,
     tokens,
@@ -470,17 +471,16 @@ def _runner_up(vote: Vote) -> Act:
 def by_role(text: str, roles: dict[str, str]) -> list[str]:
     """The one agent a line names by what it is ("the blacksmith", "the dock chief"): the
     line says the head noun of the agent's role, and of no other agent's."""
-    asked = key_terms(text)
-    found = [
-        agent_id for agent_id, role in roles.items() if (head := role_noun(role)) and head in asked
-    ]
+    said = {lemma for w in lower_words(text) for lemma in {w, *all_lemmas(w.removesuffix("'s"))}}
+    found = [agent_id for agent_id, role in roles.items() if role_noun(role) in said]
     return found if len(found) == 1 else []
 
 
 def role_noun(learned: str) -> str:
-    """The head noun of what a persona's learned traits say it is, as a key term: "the
+    """The head noun of what a persona's learned traits say it is, lowercase: "the
     blacksmith of Oakvale, who ..." -> blacksmith; "an old fisherman" -> fisherman; ''
-    for one that says what it does ("runs the med bay")."""
+    for one that says what it does ("runs the med bay"). A line names it by its lemma
+    ("engines" do not name the engineer, as their stems would)."""
     words = tokens(learned.split(",")[0])
     if words and words[0].istitle() and len(words) > 1 and words[1] == "is":
         words = words[2:]  # "Tomas Reyes is an old fisherman": the name said first
@@ -493,8 +493,8 @@ def role_noun(learned: str) -> str:
         if word.lower() in PREPOSITIONS | CLAUSE_WORDS:  # "of Oakvale", "who forges"
             break
         phrase.append(word)
-    terms = [t for w in phrase if (t := key_terms(w))]
-    return next(iter(terms[-1])) if terms else ""
+    terms = [w.lower() for w in phrase if key_terms(w)]
+    return terms[-1] if terms else ""
 
 
 def thing_asked(text: str) -> str:
