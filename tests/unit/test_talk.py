@@ -389,6 +389,11 @@ def test_a_declared_action_is_not_granted_when_a_memory_bars_it(tmp_path: Path) 
     assert bay3.text.startswith("I'm sorry, I can't. I sealed docking bay 3"), bay3.text
     _, bay5 = said(brain, "halcyon", "kai", "put my ship in docking bay five")
     assert bay5.game_action is not None and bay5.game_action.arguments == {"bay": "bay_5"}
+    # a line that names no bay asks for none of them: it is given the one not sealed,
+    # and told which
+    _, any_bay = said(brain, "halcyon", "kai", "put my ship in a docking bay")
+    assert any_bay.game_action is not None and any_bay.game_action.arguments == {"bay": "bay_5"}
+    assert "Bay 5 it is." in any_bay.text, any_bay.text
 
 
 @pytest.mark.parametrize(
@@ -597,3 +602,13 @@ def test_a_role_is_named_by_its_lemma_not_its_stem() -> None:
     assert by_role("engines are warm, waiting on you", roles) == []
     assert by_role("is the engineer about?", roles) == ["teo"]
     assert by_role("where's the dock chief's office?", roles) == ["rook"]
+
+
+def test_an_offer_of_work_in_a_threats_words_is_no_threat() -> None:
+    """ "I'll sweep your floors" has a threat's grammar; a need of work surely shown
+    makes it an offer. A threat's own needs (guard, berth) do not."""
+    from npc_brain.mind.talk.understand import _offers_work
+
+    assert _offers_work(Vote("work", {"work": 0.52, "none": 0.1}, ""))
+    assert not _offers_work(Vote("work", {"work": 0.22, "none": 0.2}, ""))
+    assert not _offers_work(Vote("guard", {"guard": 0.6}, ""))

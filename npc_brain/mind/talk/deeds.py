@@ -49,7 +49,7 @@ from npc_brain.lexicon import SERVED, TRADE_VERBS
 from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Deal, Need, shipped
 from npc_brain.mind.talk.answers import content_word
-from npc_brain.mind.talk.hindrance import hindrance
+from npc_brain.mind.talk.hindrance import barred_options, hindrance
 from npc_brain.mind.talk.realise import join_clauses, promised, sentence
 from npc_brain.mind.talk.roles import services
 from npc_brain.mind.talk.scene import CANDIDATES, Answer, Scene
@@ -823,11 +823,27 @@ async def _granted(scene: Scene, action: GameAction, count: int = 1) -> Answer:
     arguments = await _rest(scene, action, {})
     done = _promise(scene.heard.text, action)
     said = [sentence(f"Of course, I'll {done}") if done else "Of course."]
+    if picked := _picked(scene.heard.text, action, arguments):  # "Bay 5 it is."
+        said.append(sentence(f"{join_clauses(picked)} it is"))
     price = _priced(action, arguments, count)
     if price:
         said.append(sentence(f"That's {amount(price, action.currency)}"))
     deed = Deed(action, arguments, price, _agreed(action, arguments))
     return Answer(tuple(said), (action.description,), answered=True, deed=deed)
+
+
+def _picked(line: str, action: GameAction, arguments: dict[str, str]) -> list[str]:
+    """The labels of the options the NPC chose where the line named none of several
+    ("where do you want me to put her?": bay 5), which the player must be told; not an
+    agent (the speaker)."""
+    stems = _stems_of(line)
+    return [
+        o.said
+        for a in action.arguments
+        if len(a.options) > 1 and a.type is not ArgumentType.AGENT
+        for o in a.options
+        if arguments.get(a.name) == o.value and not _options_named(a, stems, line)
+    ]
 
 
 def _promise(line: str, action: GameAction) -> str:
@@ -901,12 +917,14 @@ def _described(action: GameAction) -> str:
 
 
 async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict[str, str]:
-    """A value for each argument not `given`: the option the line names, else the only
-    one, else the speaker where it is one, else the one it means (_option_meant), else
-    the model's pick among the declared values; a NUMBER, the number the line says
-    within its bounds, else its lowest."""
+    """A value for each argument not `given`, among the options no memory at hand bars
+    (hindrance.barred_options: "Bay 3 stays sealed"): the option the line names, else
+    the only one, else the speaker where it is one, else the one it means
+    (_option_meant), else the model's pick among them; a NUMBER, the number the line
+    says within its bounds, else its lowest."""
     words = lower_words(scene.heard.text)
     said = {stem(w) for w in words}
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
     values = {}
     for argument in action.arguments:
         if argument.name in given:
@@ -914,17 +932,19 @@ async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict
         if argument.type is ArgumentType.NUMBER:
             values[argument.name] = str(_number(words, argument))
             continue
-        named = _options_named(argument, said, scene.heard.text)
+        barred = await barred_options(scene, recalled, argument.options)
+        free = [o for o in argument.options if o.value not in barred] or list(argument.options)
+        named = [o for o in _options_named(argument, said, scene.heard.text) if o in free]
         if len(named) == 1:
             values[argument.name] = named[0].value
-        elif len(argument.options) == 1:
-            values[argument.name] = argument.options[0].value
-        elif scene.speaker_id in (o.value for o in argument.options):
+        elif len(free) == 1:  # the only one, or the only one not barred ("bay 3 is sealed")
+            values[argument.name] = free[0].value
+        elif scene.speaker_id in (o.value for o in free):
             values[argument.name] = scene.speaker_id
-        elif (meant := await _option_meant(scene, named or list(argument.options))) is not None:
+        elif (meant := await _option_meant(scene, named or free)) is not None:
             values[argument.name] = meant.value
         else:
-            options = named or list(argument.options)
+            options = named or free
             question = (
                 f"{scene.heard.text}\nWhich {argument.name.replace('_', ' ')} does this mean?"
             )

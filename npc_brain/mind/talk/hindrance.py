@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from npc_brain.game_actions import ActionOption
 from npc_brain.lexicon import BARRING
 from npc_brain.memory.records import MemoryRecord
 from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor
@@ -44,24 +45,50 @@ async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecor
     clauses names a thing the line asks about (not only a day; with the line's numbers),
     says it cannot be had (lexicon.BARRING: "sealed", "closed") and holds at the time
     asked (its own day, if it names one, meets the line's; else it holds now): "can I
-    dock in bay 3?" with "Bay 3 stays sealed"."""
+    dock in bay 3?" with "Bay 3 stays sealed", not "where do I dock?"."""
     text = scene.heard.text
     asked = key_terms(promised(text) or text) - _CALENDAR_TERMS
     asked -= key_terms(f"{scene.me} {scene.speaker}")
+    memories = await relevant(scene, recalled)
+    return next((m for m in memories if _bars(m, asked, _numbers(text), _window(scene))), None)
+
+
+async def barred_options(
+    scene: Scene, recalled: Sequence[MemoryRecord], options: Sequence[ActionOption]
+) -> set[str]:
+    """The values of the options a memory at hand bars at the time asked ("Bay 3 stays
+    sealed" bars bay 3, not bay 5): a game action is not given one of them."""
+    memories = await relevant(scene, recalled)
+    window = _window(scene)
+    return {
+        o.value
+        for o in options
+        if any(_bars(m, key_terms(o.said), _numbers(o.said), window) for m in memories)
+    }
+
+
+def _window(scene: Scene) -> tuple[float, float]:
+    """The game time a request asks for: the time it says, else the coming hour."""
     wanted = _asked_when(scene)
-    start, end = (wanted.start, wanted.end) if wanted else (scene.now, scene.now + HOUR)
-    numbers = _numbers(text)  # "bay 5" or "bay five" is not "bay 3"
-    for memory in await relevant(scene, recalled):
-        for clause in clauses(memory.description):
-            words = set(lower_words(clause))
-            if not words & BARRING or not asked & key_terms(clause):
-                continue
-            if not numbers <= _numbers(clause):
-                continue
-            then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
-            if then is None or then.meets(start, end):
-                return memory
-    return None
+    return (wanted.start, wanted.end) if wanted else (scene.now, scene.now + HOUR)
+
+
+def _bars(
+    memory: MemoryRecord, asked: set[str], numbers: set[int], window: tuple[float, float]
+) -> bool:
+    """Whether one of a memory's clauses says a thing asked (`asked`, its key terms, with
+    `numbers`) cannot be had (BARRING) within `window`. "bay 5" is not "bay 3"; and what
+    says no number asks for none of several that the memory tells apart by theirs."""
+    for clause in clauses(memory.description):
+        if not set(lower_words(clause)) & BARRING or not asked & key_terms(clause):
+            continue
+        said = _numbers(clause)
+        if not numbers <= said or (said and not numbers):
+            continue
+        then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
+        if then is None or then.meets(*window):
+            return True
+    return False
 
 
 def _numbers(text: str) -> set[int]:

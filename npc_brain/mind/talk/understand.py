@@ -171,7 +171,10 @@ class Understanding:
                 default=None,
             )
         act = decided_act(line, vote, closing, asking)
-        if act == Act.THREAT and not aimed(line):  # "took a club on my sword, now it's bent"
+        need = self.needs.vote(line, vector)
+        # "took a club on my sword, now it's bent" aims at nobody; "I'll sweep your floors
+        # or muck out whatever" offers work in a threat's words ("I'll ... your ...")
+        if act == Act.THREAT and (not aimed(line) or _offers_work(need)):
             act = _runner_up(vote)
             vote = Vote(act, vote.shares, vote.nearest)
         ultimatum = False
@@ -202,8 +205,13 @@ class Understanding:
             vector=vector,
             deal=self.deals.vote(line, vector),
             ultimatum=ultimatum,
-            need=self.needs.vote(line, vector),
+            need=need,
         )
+
+
+def _offers_work(need: Vote) -> bool:
+    """Whether a line surely shows its speaker needs work: an offer to do a job."""
+    return need.label == Need.WORK and need.confidence >= SURE
 
 
 # A vote's share from which its act is sure: "other" is then no question of fact, a
