@@ -612,3 +612,21 @@ def test_an_offer_of_work_in_a_threats_words_is_no_threat() -> None:
     assert _offers_work(Vote("work", {"work": 0.52, "none": 0.1}, ""))
     assert not _offers_work(Vote("work", {"work": 0.22, "none": 0.2}, ""))
     assert not _offers_work(Vote("guard", {"guard": 0.6}, ""))
+
+
+@pytest.mark.parametrize(
+    ("line", "asks"),
+    [
+        ("whats mooring cost by the week", True),
+        ("is the causeway passable", True),
+        ("Heard the ferry sank. Is it true?", True),
+        ("it's my son's birthday on friday and I promised him a cake", False),
+        ("I'm a bit lost here.", False),
+    ],
+)
+def test_a_question_is_told_from_a_statement_without_its_mark(line: str, asks: bool) -> None:
+    """A statement the act classifier reads as a question of fact asks nothing: the
+    need it shows may still be for a game action."""
+    from npc_brain.mind.talk.understand import a_question
+
+    assert a_question(line) is asks

@@ -71,6 +71,7 @@ from npc_brain.mind.talk.trade import (
 from npc_brain.mind.talk.understand import (
     SURE,
     Heard,
+    a_question,
     asks_of_the_past,
     asks_why,
     last_sentence,
@@ -168,7 +169,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
         # dues for a week?" of "a week's mooring")
         asked = orders or [o for o in named if _measure(o[1]) & stems]
         return _told(scene, asked, wares, _pricing(actions, likeness, asked))
-    if surely(heard, Act.FACT) and not _rather_needs(heard):
+    if surely(heard, Act.FACT) and a_question(line) and not _rather_needs(heard):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
     if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
         return await _threatened(scene, likeness)

@@ -33,8 +33,9 @@ from npc_brain.mind.talk.acts import (
 )
 from npc_brain.mind.talk.answers import content_word, key_terms, names_in
 from npc_brain.mind.talk.realise import verb_form
-from npc_brain.mind.talk.wh import Slot, asked_for, asks_a_reason
+from npc_brain.mind.talk.wh import Slot, asked_for, asks_a_reason, wh_opened
 from npc_brain.words import (
+    AUX_FORMS,
     CLAUSE_WORDS,
     CONDITIONAL,
     DETERMINERS,
@@ -356,6 +357,16 @@ def tells_a_story(heard: Heard) -> bool:
     need = heard.need
     no_need = need is not None and need.label == Need.NONE and need.confidence >= SURE
     return past and no_need and not surely(heard, Act.REQUEST, Act.TRADE)
+
+
+def a_question(line: str) -> bool:
+    """Whether a line asks something: a sentence of it ends with "?", or its last opens
+    with a wh-word, an auxiliary or a modal ("whats mooring cost by the week", "is the
+    causeway passable"); not a statement ("it's her birthday on friday")."""
+    last = last_sentence(line)
+    words = lower_words(last)
+    opened = wh_opened(last) or (bool(words) and words[0] in AUX_FORMS | MODALS)
+    return opened or any(s.rstrip().endswith("?") for s in sentences(line) or [line])
 
 
 def asks_why(line: str) -> bool:
