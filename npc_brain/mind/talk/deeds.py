@@ -317,12 +317,11 @@ async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[flo
         # the same thing to two actions, as near the line ("my trawl" to one who sells
         # a mended trawl net and mends a trawl net): the action the line is nearer says
         runner = int(np.argsort(cosines)[-2])
-        same = wares[runner].action != wares[at].action and best - second < WARE_MARGIN
-        if same and near[wares[runner].action] > near[wares[at].action]:
-            at, best = runner, second
-            second = max(
-                (float(x) for i, x in enumerate(cosines) if i not in (at, runner)), default=-1.0
-            )
+        if wares[runner].action != wares[at].action and best - second < WARE_MARGIN:
+            if near[wares[runner].action] > near[wares[at].action]:
+                at, runner, best = runner, at, second
+            rest = (float(x) for i, x in enumerate(cosines) if i not in (at, runner))
+            second = max(rest, default=-1.0)  # the two are one thing
     ware = wares[at]
     other = max((x for n, x in near.items() if n != ware.action), default=-1)
     fits = best >= WARE_FITS and best >= second + MARGIN
