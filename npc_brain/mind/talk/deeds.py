@@ -69,6 +69,7 @@ from npc_brain.mind.talk.trade import (
     unwanted,
 )
 from npc_brain.mind.talk.understand import (
+    NEED_SURE,
     SURE,
     Heard,
     a_question,
@@ -480,11 +481,6 @@ def _served(word: str) -> str | None:
     if bare.lower() not in SERVED:
         return None
     return "your" if possessive else "you"
-
-
-# A need's share of its vote from which a line shows it: over 23 needs, in 5-fold
-# cross-validation on data/needs.tsv, 79% of lines reach it, 91% of them rightly.
-NEED_SURE = 0.35
 
 
 def _rather_needs(heard: Heard) -> bool:

@@ -211,8 +211,15 @@ class Understanding:
 
 
 def _offers_work(need: Vote) -> bool:
-    """Whether a line surely shows its speaker needs work: an offer to do a job."""
-    return need.label == Need.WORK and need.confidence >= SURE
+    """Whether a line shows its speaker needs work (from NEED_SURE): an offer to do a
+    job, or a plea for one, that a threat's words put ("I'll sweep your floors"); no
+    threat in the benchmark's tuning lines shows work at more than 0.22 of its vote."""
+    return need.label == Need.WORK and need.confidence >= NEED_SURE
+
+
+# A need's share of its vote from which a line shows it: over 23 needs, in 5-fold
+# cross-validation on data/needs.tsv, 79% of lines reach it, 91% of them rightly.
+NEED_SURE = 0.35
 
 
 # A vote's share from which its act is sure: "other" is then no question of fact, a
