@@ -84,3 +84,21 @@ CORRECTIONS = tuple(
         "on second thought",
     )
 )
+# What opens an offer to do something for the listener ("want me to find out where they
+# went?", "need a hand with the lanterns?"): the speaker asks for work.
+OFFERS = tuple(
+    tuple(phrase.split())
+    for phrase in (
+        "want me to",
+        "need me to",
+        "wanna me to",
+        "need a hand",
+        "need some help",
+        "need any help",
+        "i'll help",
+        "i can help",
+        "i could help",
+        "let me help",
+        "happy to help",
+    )
+)

@@ -630,3 +630,19 @@ def test_a_question_is_told_from_a_statement_without_its_mark(line: str, asks: b
     from npc_brain.mind.talk.understand import a_question
 
     assert a_question(line) is asks
+
+
+@pytest.mark.parametrize(
+    ("line", "offers"),
+    [
+        ("Heard your canisters walked off. Want me to find out where they went?", True),
+        ("need a hand with those barrels?", True),
+        ("I'll help hang the lanterns if you're short of hands", True),
+        ("where do you want me to put her?", False),
+        ("I need a hand net", False),
+    ],
+)
+def test_an_offer_to_do_something_for_the_listener_asks_for_work(line: str, offers: bool) -> None:
+    from npc_brain.mind.talk.understand import offers_help
+
+    assert offers_help(line) is offers

@@ -13,7 +13,7 @@ import numpy as np
 from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
-from npc_brain.lexicon import GENERAL_NOUNS, GOING
+from npc_brain.lexicon import GENERAL_NOUNS, GOING, OFFERS
 from npc_brain.memory.records import GameTime
 from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor, past_tense, perfect
 from npc_brain.mind.faculties import Faculties
@@ -37,6 +37,7 @@ from npc_brain.mind.talk.wh import Slot, asked_for, asks_a_reason, wh_opened
 from npc_brain.words import (
     AUX_FORMS,
     CLAUSE_WORDS,
+    CLOSED_CLASS,
     CONDITIONAL,
     DETERMINERS,
     FUNCTION_WORDS,
@@ -172,7 +173,7 @@ class Understanding:
                 default=None,
             )
         act = decided_act(line, vote, closing, asking)
-        need = self.needs.vote(line, vector)
+        need = _WORK if offers_help(line) else self.needs.vote(line, vector)
         # "took a club on my sword, now it's bent" aims at nobody; "I'll sweep your floors
         # or muck out whatever" offers work in a threat's words ("I'll ... your ...")
         if act == Act.THREAT and (not aimed(line) or _offers_work(need)):
@@ -208,6 +209,27 @@ class Understanding:
             ultimatum=ultimatum,
             need=need,
         )
+
+
+def offers_help(line: str) -> bool:
+    """Whether a line offers to do something for the listener (lexicon.OFFERS: "want me
+    to find out where they went?", "need a hand with those crates?"), which asks for
+    work whatever it offers to do; not a question of what the listener wants done
+    ("where do you want me to put her?")."""
+    for said in sentences(line) or [line]:
+        words = lower_words(said)
+        for i in range(len(words)):
+            asked = set(words[:i]) & WH_WORDS  # "where do you want me to put her?" asks
+            found = next((o for o in OFFERS if tuple(words[i : i + len(o)]) == o), None)
+            if asked or found is None:
+                continue
+            after = words[i + len(found) : i + len(found) + 1]
+            if not (found[0] == "need" and after and after[0] not in CLOSED_CLASS):
+                return True  # not "I need a hand net"
+    return False
+
+
+_WORK = Vote(Need.WORK, {Need.WORK: 1.0}, "")  # the need an offer of help shows
 
 
 def _offers_work(need: Vote) -> bool:
