@@ -328,6 +328,12 @@ def test_a_request_a_memory_bars_is_declined_with_it(tmp_path: Path) -> None:
     assert bay3.text.startswith("I'm sorry, I can't. I sealed docking bay 3"), bay3.text
     _, bay5 = said(brain, "halcyon", "kai", "Can you put my ship in docking bay 5?")
     assert not bay5.text.startswith("I'm sorry, I can't."), bay5.text
+    gates = "Kai Moreau keeps the east airlock sealed all day while the seals cure"
+    remember(brain, "halcyon", "kai", gates, at=NOW - 2 * HOUR)
+    _, east = said(brain, "halcyon", "kai", "Can you open the east airlock for me?")
+    assert east.text.startswith("I'm sorry, I can't. I keep the east airlock sealed"), east.text
+    _, west = said(brain, "halcyon", "kai", "Can you open the west airlock for me?")
+    assert not west.text.startswith("I'm sorry, I can't."), west.text  # another airlock
     village_brain = village(tmp_path / "village", reply_wording="plain")
     shut = "Bram Holt plans to keep the forge shut on Friday for his cousin's wedding"
     remember(village_brain, "thornbury", "bram", shut, MemoryKind.PLAN)
@@ -354,6 +360,11 @@ def test_a_request_for_a_time_the_npc_has_planned_otherwise_is_declined_with_the
     assert late.text.startswith("I'm sorry, I can't then."), late.text  # within its hours
     _, free = said(brain, "halcyon", "osei", "Can you look at my arm on Friday at 1600?")
     assert not free.text.startswith("I'm sorry, I can't then."), free.text
+    # a plan of the thing asked about is no other business
+    _, same = said(
+        brain, "halcyon", "osei", "Can I help you scan the night crew on Friday at 0900?"
+    )
+    assert not same.text.startswith("I'm sorry, I can't then."), same.text
 
 
 def test_a_time_said_of_the_speakers_own_doings_is_not_the_time_asked(tmp_path: Path) -> None:
@@ -646,3 +657,13 @@ def test_an_offer_to_do_something_for_the_listener_asks_for_work(line: str, offe
     from npc_brain.mind.talk.understand import offers_help
 
     assert offers_help(line) is offers
+
+
+def test_a_farewell_that_surely_orders_is_an_order(tmp_path: Path) -> None:
+    """ "gimme a stim, doc, i'm already fading" reads as a farewell by its words; its
+    deal, surely an order, keeps the talk going."""
+    from npc_brain.mind.talk.understand import _orders
+
+    assert _orders(Vote("order", {"order": 0.8, "other": 0.2}, ""))
+    assert not _orders(Vote("order", {"order": 0.4, "other": 0.35, "ask": 0.25}, ""))
+    assert not _orders(Vote("other", {"other": 0.9}, ""))

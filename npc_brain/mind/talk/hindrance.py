@@ -50,7 +50,8 @@ async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecor
     asked = key_terms(promised(text) or text) - _CALENDAR_TERMS
     asked -= key_terms(f"{scene.me} {scene.speaker}")
     memories = await relevant(scene, recalled)
-    return next((m for m in memories if _bars(m, asked, _numbers(text), _window(scene))), None)
+    window = _window(scene)
+    return next((m for m in memories if _bars(m, asked, text, window)), None)
 
 
 async def barred_options(
@@ -63,7 +64,7 @@ async def barred_options(
     return {
         o.value
         for o in options
-        if any(_bars(m, key_terms(o.said), _numbers(o.said), window) for m in memories)
+        if any(_bars(m, key_terms(o.said), o.said, window) for m in memories)
     }
 
 
@@ -73,22 +74,42 @@ def _window(scene: Scene) -> tuple[float, float]:
     return (wanted.start, wanted.end) if wanted else (scene.now, scene.now + HOUR)
 
 
-def _bars(
-    memory: MemoryRecord, asked: set[str], numbers: set[int], window: tuple[float, float]
-) -> bool:
-    """Whether one of a memory's clauses says a thing asked (`asked`, its key terms, with
-    `numbers`) cannot be had (BARRING) within `window`. "bay 5" is not "bay 3"; and what
-    says no number asks for none of several that the memory tells apart by theirs."""
+def _bars(memory: MemoryRecord, asked: set[str], text: str, window: tuple[float, float]) -> bool:
+    """Whether one of a memory's clauses says a thing `text` asks for (`asked`: its key
+    terms) cannot be had (BARRING) within `window`. "bay 5" is not "bay 3", nor "the west
+    gate" "the east gate"; and what says no number asks for none of several that the
+    memory tells apart by theirs."""
+    numbers = _numbers(text)
     for clause in clauses(memory.description):
-        if not set(lower_words(clause)) & BARRING or not asked & key_terms(clause):
+        shared = asked & key_terms(clause)
+        if not set(lower_words(clause)) & BARRING or not shared:
             continue
         said = _numbers(clause)
         if not numbers <= said or (said and not numbers):
+            continue
+        if all(_told_apart(term, text, clause) for term in shared):
             continue
         then = anchor(clause, memory.created, prefer="future")  # "shut on Friday"
         if then is None or then.meets(*window):
             return True
     return False
+
+
+def _told_apart(term: str, text: str, clause: str) -> bool:
+    """Whether the text and the clause say `term` (a key term) of two things, by the
+    different words just before it ("the west gate", "the east gate")."""
+    mine, theirs = _modifiers(term, text), _modifiers(term, clause)
+    return bool(mine) and bool(theirs) and not mine & theirs
+
+
+def _modifiers(term: str, text: str) -> set[str]:
+    """The content words just before each word of `text` whose key term is `term`."""
+    words = lower_words(text)
+    return {
+        words[i - 1]
+        for i in range(1, len(words))
+        if key_terms(words[i]) == {term} and key_terms(words[i - 1])
+    }
 
 
 def _numbers(text: str) -> set[int]:
@@ -107,13 +128,17 @@ _CALENDAR_TERMS = key_terms(" ".join(CALENDAR_WORDS))  # a day alone names no th
 
 def _busy_then(scene: Scene) -> MemoryRecord | None:
     """The NPC's own plan for a time within the one a request asks for (a plan of some
-    hours; a whole day's plan holds the NPC's work too), the latest made. A time the
-    thing asked is wanted by ("a seed cake for Saturday", "by Friday") is no time the
-    NPC must be at it."""
+    hours; a whole day's plan holds the NPC's work too) that is not of the thing asked,
+    the latest made. A time the thing asked is wanted by ("a seed cake for Saturday",
+    "by Friday") is no time the NPC must be at it."""
     wanted = _asked_when(scene)
     if wanted is None or not wanted.future(scene.now) or _deadline(scene.heard.text, wanted):
         return None
-    return next(iter(plans_within(scene, wanted.start, wanted.end)), None)
+    asked = key_terms(scene.heard.text) - _CALENDAR_TERMS - key_terms(f"{scene.me} {scene.speaker}")
+    plans = plans_within(scene, wanted.start, wanted.end)
+    # a plan of the thing asked about is no other business ("help with the lantern thing
+    # saturday?" to the festival's organiser)
+    return next((p for p in plans if not asked & key_terms(p.description)), None)
 
 
 def _deadline(text: str, wanted: Window) -> bool:

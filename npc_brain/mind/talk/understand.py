@@ -174,6 +174,10 @@ class Understanding:
             )
         act = decided_act(line, vote, closing, asking)
         need = _WORK if offers_help(line) else self.needs.vote(line, vector)
+        deal = self.deals.vote(line, vector)
+        if act in (Act.GREETING, Act.FAREWELL) and _orders(deal):  # "gimme a stim, doc, ..."
+            act = _runner_up(vote)
+            vote = Vote(act, vote.shares, vote.nearest)
         # "took a club on my sword, now it's bent" aims at nobody; "I'll sweep your floors
         # or muck out whatever" offers work in a threat's words ("I'll ... your ...")
         if act == Act.THREAT and (not aimed(line) or _offers_work(need)):
@@ -205,10 +209,16 @@ class Understanding:
             strangers=tuple(strangers_in(line, known)),
             when=when,
             vector=vector,
-            deal=self.deals.vote(line, vector),
+            deal=deal,
             ultimatum=ultimatum,
             need=need,
         )
+
+
+def _orders(deal: Vote) -> bool:
+    """Whether a line's deal is surely an order: then it is no greeting or farewell only
+    ("gimme a stim, doc, i'm already fading"; "Morning! Two loaves please.")."""
+    return deal.label == Deal.ORDER and deal.confidence >= SURE
 
 
 def offers_help(line: str) -> bool:
