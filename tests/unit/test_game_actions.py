@@ -1025,3 +1025,19 @@ def test_the_same_thing_to_two_actions_goes_to_the_one_the_line_is_nearer() -> N
     )
     assert answer is not None and answer.deed is not None
     assert (answer.deed.action.name, answer.deed.arguments) == ("mend_net", {"net": "trawl_net"})
+
+
+def test_a_line_of_unsure_act_that_surely_needs_nothing_asks_for_no_action() -> None:
+    """ "Is it true the raiders hit the salt oasis?" names the guide's option and is a
+    question of fact at an unsure share; the need it shows is surely none, so it asks
+    for nothing, as the same line showing no sure need would stand out (above)."""
+    line = "Is it true the raiders hit the salt oasis?"
+    fact = Vote("fact", {"fact": 0.47, "request": 0.53 - 0.2, "small_talk": 0.2}, "")
+    near = {GUIDE.description: 0.32, SELL.description: 0.17}
+    for none, chooses in ((0.75, False), (0.3, True)):
+        shown = Vote("none", {"none": none, "passage": 1 - none}, "")
+        heard = Heard(
+            line, Act.FACT, fact, None, (), (), (), None, np.array([1, 0], np.float32), need=shown
+        )
+        answer = _deed_answer(heard, (SELL, GUIDE), near)
+        assert (answer is not None and answer.deed is not None) is chooses

@@ -230,7 +230,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
     best = _fitting(actions, likeness, FITS if asking else STRONG_FITS, MARGIN)
     if (
         best is None
-        and (asking or unsure and not threat and heard.act not in _SOCIAL)
+        and (asking or unsure and not threat and heard.act not in _SOCIAL and not _no_need(heard))
         and len(actions) > 1
     ):
         best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN) or _naming(
@@ -490,6 +490,13 @@ def _rather_needs(heard: Heard) -> bool:
     question (0.75) before it is a need of passage (0.57)."""
     need = heard.need
     return need is not None and need.confidence >= SURE and need.confidence > heard.vote.confidence
+
+
+def _no_need(heard: Heard) -> bool:
+    """Whether a line surely shows no need of a service ("is it true the goblins got
+    Fenwick's sheep?"): an act the classifier is unsure of then asks for none."""
+    need = heard.need
+    return need is not None and need.label == Need.NONE and need.confidence >= SURE
 
 
 def surely_needs(heard: Heard) -> bool:
