@@ -1041,3 +1041,21 @@ def test_a_line_of_unsure_act_that_surely_needs_nothing_asks_for_no_action() -> 
         )
         answer = _deed_answer(heard, (SELL, GUIDE), near)
         assert (answer is not None and answer.deed is not None) is chooses
+
+
+def test_a_need_to_buy_a_ware_buys_it_though_another_action_takes_it() -> None:
+    """ "need a water skin for the crossing" names a ware that a job to find lost water
+    skins takes too; a line that is no order by its deal may ask that job of it, but not
+    when it surely shows a need to buy (Need.GOODS)."""
+    lost = ActionOption("lost_skins", "tracking down the lost water skins")
+    job = GameAction(
+        "give_job", "hand the asker a job", (ActionArgument("job", ArgumentType.QUEST, (lost,)),)
+    )
+    line = "need a water skin for the crossing tomorrow"
+    ask = Vote("ask", {"ask": 0.47, "order": 0.4, "other": 0.13}, "")
+    near = {job.description: 0.6, SELL.description: 0.46}
+    for need, bought in ((Vote("goods", {"goods": 0.65, "find": 0.35}, ""), True), (None, False)):
+        heard = replace(_heard(line, ask), act=Act.REQUEST, need=need)
+        answer = _deed_answer(heard, (SELL, job), near)
+        assert answer is not None and answer.deed is not None
+        assert (answer.deed.action.name == "sell") is bought

@@ -677,15 +677,23 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
     takes the ware, and the line says its verb ("keep a fish pie back for me"), names
     the thing as the speaker's own ("a seal chewed the mesh out of my hand net"), or is
     no order by its deal and asks for one ("hide a fish pie under the counter for
-    me?"). "I'll have one of your fish pies", "we'll need three hand nets" and "need an
-    O2 canister" buy, though keeping one aside, mending nets or finding the missing
-    canisters takes them too."""
+    me?") and shows no need to buy (_buying). "I'll have one of your fish pies", "we'll
+    need three hand nets" and "need an O2 canister" buy, though keeping one aside,
+    mending nets or finding the missing canisters takes them too."""
     return _takes(action, ware) and (
         _says_verb(heard.text, action)
         or _owned(heard.text, ware)
         or not _an_order(heard)
         and count == 1
+        and not _buying(heard)
     )
+
+
+def _buying(heard: Heard) -> bool:
+    """Whether a line surely shows a need to buy a thing (Need.GOODS: "need an O2
+    canister for my EVA tomorrow"), whatever its deal reads."""
+    need = heard.need
+    return need is not None and need.label == Need.GOODS and need.confidence >= NEED_SURE
 
 
 def _an_order(heard: Heard) -> bool:
