@@ -104,7 +104,7 @@ def _words(text: str) -> frozenset[str]:
 # English's closed classes, named (nothing about any one game): the small words every
 # reader of a line skips or turns round (talk, the lexical index, the demo's judge).
 DETERMINERS = _words("a an the this that these those every each some any no its our")
-NEGATIONS = _words("no not without nor")  # "no stew for me", "not the ale"
+NEGATIONS = _words("not")  # "not the ale" (not "no": "got no suit" wants one)
 WANTING = _words("need want fancy")  # denied by "don't": "dont need a room"
 DEMONSTRATIVES = _words("these those")  # "two of those pies": the wares in view
 PREPOSITIONS = _words("to for with at by from of on in into onto about over under near per")

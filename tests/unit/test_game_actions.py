@@ -1059,3 +1059,31 @@ def test_a_need_to_buy_a_ware_buys_it_though_another_action_takes_it() -> None:
         answer = _deed_answer(heard, (SELL, job), near)
         assert answer is not None and answer.deed is not None
         assert (answer.deed.action.name == "sell") is bought
+
+
+def test_a_thing_to_work_on_that_the_line_leaves_open_is_asked_not_guessed() -> None:
+    """An action that works on one of several priced things ("repair a damaged weapon")
+    is not given one the model guesses: the NPC asks which, choosing nothing."""
+    weapons = ActionArgument(
+        "weapon",
+        ArgumentType.ITEM,
+        (ActionOption("sword", "a sword", 6), ActionOption("dagger", "a dagger", 4)),
+    )
+    repair = GameAction("repair", "repair a damaged weapon", (weapons,), 0, "shells")
+    answer = _deed_answer(_heard("can you fix it up for me?"), (SELL, repair), {"repair a": 0.6})
+    assert answer is not None and answer.deed is None
+    assert answer.sentences == (
+        "I can repair a sword for 6 shells or a dagger for 4 shells.",
+        "Which is it?",
+    )
+
+
+def test_what_a_line_says_it_does_not_want_is_left_out_of_its_meaning() -> None:
+    from npc_brain.mind.talk.deeds import declared_wares
+    from npc_brain.mind.talk.trade import wanted_part
+
+    wares = declared_wares((SELL,))
+    assert wanted_part("Dont need a water skin, just the way to the oasis.", wares) == (
+        "just the way to the oasis."
+    )
+    assert wanted_part("got no water skin, need one", wares) == "got no water skin, need one"

@@ -75,7 +75,8 @@ def test_a_ware_counted_by_its_measure_comes_to_its_total() -> None:
     ("line", "wanted", "unwanted_items"),
     [
         ("dont need a wool blanket, just flour", ["a sack of flour"], ["a wool blanket"]),
-        ("no cartridges for me, a blanket", ["a wool blanket"], ["a box of cartridges"]),
+        ("not the cartridges, a blanket", ["a wool blanket"], ["a box of cartridges"]),
+        ("got a long ride and no blanket", ["a wool blanket"], []),
         ("I'm not hungry, just a blanket", ["a wool blanket"], []),
         ("can't you sell me a blanket?", ["a wool blanket"], []),
     ],

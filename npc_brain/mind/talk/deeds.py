@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -67,10 +67,12 @@ from npc_brain.mind.talk.trade import (
     price_of,
     total,
     unwanted,
+    wanted_part,
 )
 from npc_brain.mind.talk.understand import (
     NEED_SURE,
     SURE,
+    SURE_ORDER,
     Heard,
     a_question,
     asks_of_the_past,
@@ -159,6 +161,10 @@ async def deed_answer(scene: Scene) -> Answer | None:
     ):
         return None
     wares = declared_wares(actions)
+    if (kept := wanted_part(line, wares)) != line:  # "Dont need a pickaxe, just a bunk"
+        (vector,) = await scene.embed([kept])
+        scene = replace(scene, heard=replace(heard, text=kept, vector=vector))
+        heard, line = scene.heard, kept
     stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
     orders = [o for o in named if _head(o[1]) & stems or _measure(o[1]) & counts]
     likeness = await _likeness(scene)
@@ -236,9 +242,12 @@ async def deed_answer(scene: Scene) -> Answer | None:
         best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN) or _naming(
             scene, likeness
         )
-    if best is not None and _sells_unnamed(scene, best):  # which is the buyer's to say
-        said = catalogue([w for w in wares if w.action == best.name][:WARES])
-        return Answer((said,), (said,), answered=True)
+    if best is not None and (item := _priced_unnamed(scene, best)) is not None:
+        if _sells(best):  # which is the buyer's to say
+            said = catalogue([w for w in wares if w.action == best.name][:WARES])
+            return Answer((said,), (said,), answered=True)
+        if await _option_meant(scene, item.options) is None:  # "fix the wheel?" to a smith
+            return _which(best, item)
     if best is not None:
         return await _granted(scene, best)
     if offers := _meeting(actions, serving):  # "rattler got me on the ankle" to a doctor
@@ -256,9 +265,6 @@ async def deed_answer(scene: Scene) -> Answer | None:
 # the classifier is unsure of: rough orders and troubles ("pint of your best, been a
 # long road", "Teach me that bowline") come out threats at 0.25 to 0.33 of the vote.
 FAINT_THREAT = 0.35
-# A deal's share from which a line that names a declared ware buys it, whatever its act
-# ("a bottle of that plum brandy to take with me, good sir": thanks by its words)
-SURE_ORDER = 0.8
 
 
 # Acts that ask nothing of the NPC's hands: greetings and farewells, when sure ("Morning!
@@ -732,12 +738,25 @@ def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
     return not _takes(nearest, ware) or _says_verb(line, nearest)
 
 
-def _sells_unnamed(scene: Scene, action: GameAction) -> bool:
-    """Whether an action sells one of several priced wares and the line names none."""
+def _priced_unnamed(scene: Scene, action: GameAction) -> ActionArgument | None:
+    """The ITEM argument of an action, when it has several priced options and the line
+    names none of them."""
     item = action.argument(ArgumentType.ITEM)
     if item is None or len(item.options) < 2 or not any(o.price for o in item.options):
-        return False
-    return item.name not in _named(scene, action)
+        return None
+    return None if item.name in _named(scene, action) else item
+
+
+def _which(action: GameAction, item: ActionArgument) -> Answer:
+    """What an action that works on a thing can take, priced, asked which ("I can repair
+    a sword for 6 coins, a dagger for 4 coins or an axe for 3 coins. Which is it?"):
+    nothing chosen, as the model would have to guess."""
+    verb = lower_words(action.description)[:1]
+    things = [
+        f"{o.said} for {amount(o.price or action.price, action.currency)}" for o in item.options
+    ]
+    said = sentence(f"I can {' '.join(verb)} {join_clauses(things, 'or')}")
+    return Answer((said, "Which is it?"), (action.description,), answered=True)
 
 
 def _priced_said(orders: Sequence[tuple[int, Ware]]) -> str:

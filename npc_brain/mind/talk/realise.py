@@ -537,10 +537,11 @@ def sentence(text: str) -> str:
     return s if s.rstrip("\"”')").endswith((".", "!", "?")) else s + "."
 
 
-def join_clauses(parts: Sequence[str]) -> str:
-    """'a', 'b', 'c' -> 'a, b and c'."""
+def join_clauses(parts: Sequence[str], conjunction: str = "and") -> str:
+    """'a', 'b', 'c' -> 'a, b and c' (or 'a, b or c')."""
     items = [p.strip().strip(",;").strip() for p in parts if p.strip().strip(",;").strip()]
-    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+    last = f" {conjunction} "
+    return last.join(items) if len(items) < 3 else ", ".join(items[:-1]) + last + items[-1]
 
 
 # --- persona fragments --------------------------------------------------------------------

@@ -98,12 +98,13 @@ def _named(line: str, wares: Sequence[Ware]) -> list[tuple[int, Ware]]:
     sum, not three boats)."""
     found: list[tuple[int, Ware]] = []
     for words, i, best in _mentions(line, wares):
-        if not _negated(words, i):
-            count = _quantity(words, i, best)
-            if (at := next((j for j, (_, w) in enumerate(found) if w is best), None)) is None:
-                found.append((count, best))
-            elif count > found[at][0]:  # "a few lobster lines ... three of your pots"
-                found[at] = (count, best)
+        if _negated(words, i):  # "dont need a room"
+            continue
+        count = _quantity(words, i, best)
+        if (at := next((j for j, (_, w) in enumerate(found) if w is best), None)) is None:
+            found.append((count, best))
+        elif count > found[at][0]:  # "a few lobster lines ... three of your pots"
+            found[at] = (count, best)
     return found
 
 
@@ -112,6 +113,15 @@ def unwanted(line: str, wares: Sequence[Ware]) -> list[Ware]:
     wanted = {id(w) for _, w in _named(line, wares)}
     denied = {id(w): w for words, i, w in _mentions(line, wares) if _negated(words, i)}
     return [w for key, w in denied.items() if key not in wanted]
+
+
+def wanted_part(line: str, wares: Sequence[Ware]) -> str:
+    """The line without its stretches (between punctuation) that say a ware is not
+    wanted ("Dont need a pickaxe, just somewhere to bunk for the week": "just somewhere
+    to bunk for the week"); the line itself when it has no other."""
+    stretches = [s for s in re.split(r"(?<=[,.;:!?])\s+", line) if s.strip()]
+    kept = [s for s in stretches if not any(_negated(w, i) for w, i, _ in _mentions(s, wares))]
+    return " ".join(kept) if kept and len(kept) < len(stretches) else line
 
 
 def _mentions(line: str, wares: Sequence[Ware]) -> Iterator[tuple[list[str], int, Ware]]:
@@ -129,11 +139,11 @@ _PUNCTUATION = str.maketrans(dict.fromkeys(",.;:!?", "\n"))
 
 
 def _negated(words: Sequence[str], i: int) -> bool:
-    """Whether the ware at `i` is said not to be wanted: just after "no", "not" or
-    "without" ("no stew for me", "not the ale"), or after a wanting verb that is denied
-    ("dont need a room", "I don't want any of the stew"); not in a denied question that
-    offers it ("can't you sell me a room?"), nor past a negation of something else ("I'm
-    not hungry, just a room")."""
+    """Whether the ware at `i` is said not to be wanted: just after "not" ("not the
+    ale"), or after a wanting verb that is denied ("dont need a room", "I don't want any
+    of the stew"); not in a denied question that offers it ("can't you sell me a
+    room?"), nor past a negation of something else ("I'm not hungry, just a room"), nor
+    what the speaker lacks ("got an EVA tomorrow and no suit": it wants one)."""
     near, before = words[max(0, i - 2) : i], words[max(0, i - 4) : i]
     denied = [k for k, word in enumerate(before[:-1]) if word.endswith(("n't", "dont"))]
     return any(w in NEGATIONS for w in near) or any(before[k + 1] in WANTING for k in denied)
