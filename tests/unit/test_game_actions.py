@@ -999,32 +999,24 @@ def test_an_order_of_what_an_action_does_to_a_thing_is_priced_as_the_deed() -> N
     assert answer.sentences == ("Of course, I'll mend your hand net.", "That's 2 shells.")
 
 
+def _taking_one(name: str, description: str, option: tuple[str, str, float]) -> GameAction:
+    """A priced action in shells whose one ITEM argument has one option."""
+    item = ActionArgument("item", ArgumentType.ITEM, (ActionOption(*option),))
+    return GameAction(name, description, (item,), 0, "shells")
+
+
 def test_the_same_thing_to_two_actions_goes_to_the_one_the_line_is_nearer() -> None:
     """A line meaning a thing one action sells and another works on, as near each
     ("my trawl" of "a mended trawl net" and "a trawl net"), is for the action whose
     description the line is nearer: the trouble is mended, not a new net sold."""
-    mended = ActionOption("mended_trawl", "a mended trawl net", 40)
-    sell = GameAction(
-        "sell",
-        "sell one of my wares",
-        (ActionArgument("item", ArgumentType.ITEM, (mended,)),),
-        0,
-        "shells",
-    )
-    trawl = ActionOption("trawl_net", "a trawl net", 12)
-    mend = GameAction(
-        "mend_net",
-        "mend a torn net",
-        (ActionArgument("net", ArgumentType.ITEM, (trawl,)),),
-        0,
-        "shells",
-    )
+    sell = _taking_one("sell", "sell one of my wares", ("mended_trawl", "a mended trawl net", 40))
+    mend = _taking_one("mend_net", "mend a torn net", ("trawl_net", "a trawl net", 12))
     cosines = {"sell one": 0.44, "mend a torn": 0.51, "a mended trawl": 0.6, "a trawl net": 0.57}
     answer = _deed_answer(
         _heard("snagged my trawl on the rocks and tore a hole in it"), (sell, mend), cosines
     )
     assert answer is not None and answer.deed is not None
-    assert (answer.deed.action.name, answer.deed.arguments) == ("mend_net", {"net": "trawl_net"})
+    assert (answer.deed.action.name, answer.deed.arguments) == ("mend_net", {"item": "trawl_net"})
 
 
 def test_a_line_of_unsure_act_that_surely_needs_nothing_asks_for_no_action() -> None:
