@@ -46,6 +46,7 @@ from npc_brain.game_actions import (
     GameAction,
 )
 from npc_brain.lexicon import SERVED, TRADE_VERBS
+from npc_brain.memory.records import MemoryRecord
 from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Deal, Need, shipped
 from npc_brain.mind.talk.answers import content_word
@@ -78,6 +79,7 @@ from npc_brain.mind.talk.understand import (
     asks_of_the_past,
     asks_why,
     last_sentence,
+    shows,
     surely,
     tells_a_story,
 )
@@ -193,7 +195,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     nearest = actions[int(np.argmax(likeness))]
     asking = heard.act in (Act.REQUEST, Act.TRADE)
     unsure = heard.vote.confidence < SURE
-    wanted = [w for w in wares if w not in unwanted(line, wares)]  # not "dont need a room"
+    denied = unwanted(line, wares)
+    wanted = [w for w in wares if w not in denied]  # not "dont need a room"
     if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wanted, likeness)):
         orders = [(_said_number(line), meant)]
     deal = heard.deal
@@ -501,8 +504,7 @@ def _rather_needs(heard: Heard) -> bool:
 def _no_need(heard: Heard) -> bool:
     """Whether a line surely shows no need of a service ("is it true the goblins got
     Fenwick's sheep?"): an act the classifier is unsure of then asks for none."""
-    need = heard.need
-    return need is not None and need.label == Need.NONE and need.confidence >= SURE
+    return shows(heard.need, Need.NONE, SURE)
 
 
 def surely_needs(heard: Heard) -> bool:
@@ -699,8 +701,7 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
 def _buying(heard: Heard) -> bool:
     """Whether a line surely shows a need to buy a thing (Need.GOODS: "need an O2
     canister for my EVA tomorrow"), whatever its deal reads."""
-    need = heard.need
-    return need is not None and need.label == Need.GOODS and need.confidence >= NEED_SURE
+    return shows(heard.need, Need.GOODS, NEED_SURE)
 
 
 def _an_order(heard: Heard) -> bool:
@@ -849,9 +850,10 @@ async def _granted(scene: Scene, action: GameAction, count: int = 1) -> Answer:
     me"); refused with its reason when the NPC's own state keeps it from it
     (hindrance.py: "open the east gate tomorrow" to the captain who shuts it all day
     tomorrow)."""
-    if hindered := await hindrance(scene, await scene.recall(scene.heard.text, CANDIDATES)):
+    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    if hindered := await hindrance(scene, recalled):
         return hindered
-    arguments = await _rest(scene, action, {})
+    arguments = await _rest(scene, action, {}, recalled)
     done = _promise(scene.heard.text, action)
     said = [sentence(f"Of course, I'll {done}") if done else "Of course."]
     if picked := _picked(scene.heard.text, action, arguments):  # "Bay 5 it is."
@@ -947,7 +949,12 @@ def _described(action: GameAction) -> str:
     return f"{action.description}: {', '.join(said)}" if said else action.description
 
 
-async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict[str, str]:
+async def _rest(
+    scene: Scene,
+    action: GameAction,
+    given: dict[str, str],
+    recalled: Sequence[MemoryRecord] | None = None,
+) -> dict[str, str]:
     """A value for each argument not `given`, among the options no memory at hand bars
     (hindrance.barred_options: "Bay 3 stays sealed"): the option the line names, else
     the only one, else the speaker where it is one, else the one it means
@@ -955,7 +962,8 @@ async def _rest(scene: Scene, action: GameAction, given: dict[str, str]) -> dict
     says within its bounds, else its lowest."""
     words = lower_words(scene.heard.text)
     said = {stem(w) for w in words}
-    recalled = await scene.recall(scene.heard.text, CANDIDATES)
+    if recalled is None:  # the memories at hand, unless the caller recalled them
+        recalled = await scene.recall(scene.heard.text, CANDIDATES)
     values = {}
     for argument in action.arguments:
         if argument.name in given:

@@ -253,7 +253,12 @@ def _offers_work(need: Vote) -> bool:
     """Whether a line shows its speaker needs work (from NEED_SURE): an offer to do a
     job, or a plea for one, that a threat's words put ("I'll sweep your floors"); no
     threat in the benchmark's tuning lines shows work at more than 0.22 of its vote."""
-    return need.label == Need.WORK and need.confidence >= NEED_SURE
+    return shows(need, Need.WORK, NEED_SURE)
+
+
+def shows(need: Vote | None, label: Need, share: float) -> bool:
+    """Whether a line's need vote is `label` from `share` of it."""
+    return need is not None and need.label == label and need.confidence >= share
 
 
 # A need's share of its vote from which a line shows it: over 23 needs, in 5-fold
@@ -400,8 +405,7 @@ def tells_a_story(heard: Heard) -> bool:
     by its words of a service no need names)."""
     told = sentences(heard.text) or [heard.text]
     past = all(past_tense(s) and not s.rstrip().endswith("?") for s in told)
-    need = heard.need
-    no_need = need is not None and need.label == Need.NONE and need.confidence >= SURE
+    no_need = shows(heard.need, Need.NONE, SURE)
     return past and no_need and not surely(heard, Act.REQUEST, Act.TRADE)
 
 
