@@ -14,7 +14,7 @@ With --examples, each action is declared with its example lines (examples.json).
 the two passes without actions, which only the latency needs (a tuning run of all five
 tuning splits then takes under a minute on 2 cores).
 
-    python -m bench.actions [--split test|train|dev|dev2|fresh|fresh2|fresh3|fresh4|fresh5|all,...]
+    python -m bench.actions [--split test|train|dev|dev2|fresh|...|fresh6|all,...]
                             [--examples] [--no-baseline] [--out results.json]
 """
 
@@ -343,7 +343,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.out.write_text(json.dumps(done, indent=1, default=str), encoding="utf-8")
 
 
-SPLITS = ("test", "train", "dev", "dev2", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all")
+SPLITS = (
+    "test",
+    "train",
+    "dev",
+    "dev2",
+    "fresh",
+    "fresh2",
+    "fresh3",
+    "fresh4",
+    "fresh5",
+    "fresh6",
+    "all",
+)
 
 
 def _splits(value: str) -> str:

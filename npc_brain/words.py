@@ -60,6 +60,39 @@ def clauses(text: str) -> list[str]:
     return [c for c in out if c]
 
 
+def phrases(text: str) -> list[str]:
+    """A text's phrases: its sentences' parts between commas, semicolons, dashes and
+    ellipses ("i'm skint, i'll do any work... just don't send me off": three)."""
+    return [p.strip(" .") for s in sentences(text) for p in _PHRASE_END.split(s) if p.strip(" .")]
+
+
+_PHRASE_END = re.compile(r"[,;]|\s[-–—]\s|\.\.\.|…")
+
+
+def names(said: str, word: str) -> bool:
+    """Whether a word said names `word`: it is the word, or the last part of it as a
+    closed compound ("shoe" of "horseshoe", "axe" of "pickaxe"; not "ale" of "whale")."""
+    if said == word:
+        return True
+    rest = word.removesuffix(said)
+    return (
+        len(said) >= COMPOUND_PART
+        and rest != word
+        and len(rest) >= COMPOUND_PART
+        and bool(getAllLemmas(rest))
+    )
+
+
+COMPOUND_PART = 3  # letters each part of a closed compound has at least
+
+
+def only_a_noun(word: str) -> bool:
+    """Whether a word can only be a noun ("recipe", not "tears" nor "love"): one that
+    follows another noun makes it a modifier ("bun recipe")."""
+    kinds = getAllLemmas(word)
+    return word not in CLOSED_CLASS and set(kinds) == {"NOUN"}
+
+
 @lru_cache(maxsize=8192)
 def all_lemmas(word: str) -> frozenset[str]:
     """Every lemma lemminflect knows of a word, whatever its part of speech ("bay":

@@ -54,3 +54,47 @@ def test_a_threat_is_aimed_at_the_listener(line: str, threatens: bool) -> None:
     """A line read as a threat is taken for its runner-up act unless it speaks to the
     listener, opens with an order or is a word or three."""
     assert aimed(line) is threatens
+
+
+class _Needs:
+    """A need classifier that knows its lines' votes by heart."""
+
+    def __init__(self, votes: dict[str, Vote]) -> None:
+        self.votes = votes
+
+    def vote(self, text: str, vector: object) -> Vote:
+        return self.votes.get(text, vote(none=0.6, work=0.1))
+
+
+def _need_of(line: str, votes: dict[str, Vote]) -> Vote:
+    import asyncio
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from npc_brain.mind.talk.understand import Understanding
+
+    async def embed(texts: list[str]) -> np.ndarray:
+        return np.zeros((len(texts), 3), np.float32)
+
+    understanding = Understanding(SimpleNamespace(embed=embed))  # type: ignore[arg-type]
+    understanding.needs = _Needs(votes)  # type: ignore[assignment]
+    return asyncio.run(understanding._need(line, np.zeros(3, np.float32)))
+
+
+def test_a_need_one_phrase_shows_plainly_is_the_rambling_lines_as_surely() -> None:
+    """A long line blurs its need; the phrase that says it lends it its share, for the
+    need the whole line is nearest (not food, which another phrase shows)."""
+    line = "i'm skint, not eaten since monday, whatever grunt work you've got i'll do it"
+    votes = {
+        line: vote(work=0.26, food_drink=0.16, none=0.1),
+        "not eaten since monday": vote(food_drink=0.79, none=0.1),
+        "whatever grunt work you've got i'll do it": vote(work=0.54, none=0.1),
+    }
+    need = _need_of(line, votes)
+    assert (need.label, need.confidence) == ("work", 0.54)
+    # a phrase showing it less surely than NEED_SURE lends nothing
+    votes["whatever grunt work you've got i'll do it"] = vote(work=0.3, none=0.5)
+    assert _need_of(line, votes).confidence == 0.26
+    # nor does a line of one phrase
+    assert _need_of("grunt work", {"grunt work": vote(work=0.2, none=0.1)}).confidence == 0.2

@@ -39,6 +39,7 @@ from npc_brain.mind.talk.deeds import (
     _options_named,
     _owned,
     _prices_another,
+    _pricing,
     _promise,
     _said_number,
     declared_wares,
@@ -343,6 +344,21 @@ def test_a_price_question_naming_a_ware_is_of_another_action_only_when_it_says_i
     assert _prices_another("what would a cake to order cost?", ware, GUIDE)  # takes no net
 
 
+def test_a_price_asked_by_a_priced_actions_verb_is_that_actions_in_any_form() -> None:
+    """To a smith who sells horseshoes and shoes horses, "what to get a mule shod?" asks
+    the shoeing's price whatever the line is nearest; the verb said as a word of the ware
+    ("a re-shod horseshoe") asks nothing of the shoeing."""
+    shoe = ActionOption("horseshoe", "a horseshoe", 2)
+    sell = GameAction("sell", "sell wares", (ActionArgument("item", ArgumentType.ITEM, (shoe,)),))
+    shoeing = GameAction("shoe_horse", "shoe the customer's horse", price=3)
+    actions = (sell, shoeing)
+    assert _pricing("what to get a mule shod?", actions, [0.6, 0.2], []) is shoeing
+    asked = [(1, w) for w in declared_wares((sell,))]
+    assert _pricing("how much for a horseshoe?", actions, [0.6, 0.2], asked) is sell
+    free = GameAction("shoe_horse", "shoe the customer's horse")  # nothing to say
+    assert _pricing("what to get a mule shod?", (sell, free), [0.2, 0.1], []) is None
+
+
 @pytest.mark.parametrize(
     ("guiding", "said"), [(0.45, "A night's stabling is 4 shells."), (0.6, "It's 20 shells.")]
 )
@@ -439,19 +455,28 @@ def test_a_sure_question_of_fact_chooses_nothing_however_near_an_action(
     assert (answer is not None and answer.deed is not None) is chooses
 
 
+CAMELS = "My camels are packed and the salt oasis is three days out."
+
+
 @pytest.mark.parametrize(
-    ("share", "guide", "chooses"),
-    [(0.3, 0.32, True), (0.7, 0.32, False), (0.3, 0.2, False), (0.3, 0.24, False)],
+    ("line", "share", "guide", "chooses"),
+    [
+        (CAMELS, 0.3, 0.32, True),
+        (CAMELS, 0.7, 0.32, True),
+        ("Are your camels packed for the salt oasis?", 0.7, 0.32, False),
+        (CAMELS, 0.3, 0.2, False),
+        (CAMELS, 0.3, 0.24, False),
+    ],
 )
-def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act(
-    share: float, guide: float, chooses: bool
+def test_an_action_that_stands_out_is_asked_for_by_a_line_of_unsure_act_or_a_statement(
+    line: str, share: float, guide: float, chooses: bool
 ) -> None:
     """ "My camels are packed and the salt oasis is three days out." is small talk by
-    its words at an unsure share, and asks for the guide, whose description stands out
-    of the others (DISTINCT_FITS, DISTINCT_MARGIN ahead); not when the act is sure, nor
-    when the guide is too little near the line (under NAMED_FITS too, from which naming
-    the salt oasis would ask for it)."""
-    line = "My camels are packed and the salt oasis is three days out."
+    its words, and asks for the guide, whose description stands out of the others
+    (DISTINCT_FITS, DISTINCT_MARGIN ahead): at an unsure share of the vote, or at a sure
+    one as a statement (a trouble or plan told); not as a question the act is sure of,
+    nor when the guide is too little near the line (under NAMED_FITS too, from which
+    naming the salt oasis would ask for it)."""
     talk = Vote("small_talk", {"small_talk": share, "request": 1 - share}, "")
     heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, np.array([1, 0], np.float32))
     near = {GUIDE.description: guide, SELL.description: 0.17}
@@ -1079,3 +1104,41 @@ def test_what_a_line_says_it_does_not_want_is_left_out_of_its_meaning() -> None:
         "just the way to the oasis."
     )
     assert wanted_part("got no water skin, need one", wares) == "got no water skin, need one"
+
+
+@pytest.mark.parametrize(("meant", "chosen"), [(False, None), (True, "brew")])
+def test_a_need_met_only_for_declared_choices_is_not_met_for_another(
+    meant: bool, chosen: str | None
+) -> None:
+    """A herbalist brews to order for a cough or a fever. "can't sleep, need something
+    to put me under" shows an illness, whose services stand for brewing, and is neither
+    choice: the need does not choose the brewing (the model would guess a cough). A
+    line that means one of the choices does."""
+    from npc_brain.mind.talk.deeds import need_services
+
+    cough, fever = ActionOption("cough", "a cough"), ActionOption("fever", "a fever")
+    brew = GameAction(
+        "brew",
+        "brew a remedy to order for an ailment",
+        (ActionArgument("ailment", ArgumentType.CHOICE, (cough, fever)),),
+        price=3,
+    )
+    axes = np.eye(4, dtype=np.float32)
+    healing = {*need_services()[Need.ILLNESS], brew.description}
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text in healing:
+                return axes[2]
+            if text == cough.said and meant:
+                return axes[0]  # the line is of the cough
+            return axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    talk = Vote("small_talk", {"small_talk": 0.4, "request": 0.3, "other": 0.3}, "")
+    shown = Vote("illness", {"illness": 0.7, "none": 0.3}, "")
+    line = "can't sleep a wink, need something to put me under"
+    heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, axes[0], need=shown)
+    answer = _deed_answer_embedded(heard, (brew,), embed)
+    assert (answer.deed.action.name if answer is not None and answer.deed else None) == chosen

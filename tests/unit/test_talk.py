@@ -414,6 +414,10 @@ def test_a_declared_action_is_not_granted_when_a_memory_bars_it(tmp_path: Path) 
         ("Did you sell the boat?", True),
         ("rent me a vac suit for the day?", False),  # "rent", not the past of "rend"
         ("Could you fix it?", False),
+        # the tense is the main clause's, not an infinitive's or a relative clause's
+        ("how much to fix a drone that fried itself?", False),
+        ("what d'you charge to get a mule shod?", False),
+        ("what did you sell to the sheriff?", True),
     ],
 )
 def test_a_question_of_the_past_is_not_an_order_opened_by_a_verb_of_two_forms(

@@ -124,6 +124,22 @@ def test_half_a_dozen_is_six() -> None:
     assert ordered("half a dozen of them sacks of flour", wares)[0][0] == 6  # "of them", "of the"
 
 
+def test_a_number_reaches_past_two_adjectives_and_of_them() -> None:
+    wares = [w for w in POST if w is not None]
+    (order,) = ordered("half a dozen of them heavy grey wool blankets, partner", wares)
+    assert order[0] == 6
+
+
+def test_a_ware_is_named_by_the_last_part_of_its_compound_not_as_a_modifier() -> None:
+    saddle = ware(_memory("Silas Reed sells a saddlebag for 6 dollars"))
+    flour = ware(_memory("Silas Reed sells a sack of flour for 1 dollars"))
+    assert saddle is not None and flour is not None
+    assert ordered("need two bags for the trail", [saddle, flour]) == [(2, saddle)]
+    # "flour recipe" names a recipe, not the flour
+    assert ordered("teach me your flour recipe?", [saddle, flour]) == []
+    assert ordered("a sack of flour tonight", [saddle, flour]) == [(1, flour)]
+
+
 def test_a_number_of_the_wares_unit_counts_it_in_another_sentence_too() -> None:
     berth = ware(_memory("Ines Vo sells a day's berth for 25 credits"))
     assert berth is not None

@@ -11,7 +11,17 @@ from npc_brain.demo import days
 from npc_brain.memory.lexical import terms
 from npc_brain.memory.when import clock_times, dates, days_of_month, past_tense, without_times
 from npc_brain.mind.talk.answers import key_terms
-from npc_brain.words import closed_class, lower_words, sentences, spans, stem, tokens
+from npc_brain.words import (
+    closed_class,
+    lower_words,
+    names,
+    only_a_noun,
+    phrases,
+    sentences,
+    spans,
+    stem,
+    tokens,
+)
 
 
 def test_words_keep_their_inner_apostrophe_and_split_at_punctuation() -> None:
@@ -34,6 +44,23 @@ def test_words_keep_their_inner_apostrophe_and_split_at_punctuation() -> None:
 )
 def test_sentences(text: str, expected: list[str]) -> None:
     assert sentences(text) == expected
+
+
+def test_phrases_part_a_rambling_line_at_commas_dashes_and_ellipses() -> None:
+    line = "look, i'm skint - no coin... whatever work you've got i'll do it. just don't"
+    assert phrases(line) == [
+        *("look", "i'm skint", "no coin", "whatever work you've got i'll do it", "just don't"),
+    ]
+
+
+def test_a_word_names_a_closed_compound_by_its_last_part() -> None:
+    assert names("shoe", "horseshoe") and names("axe", "pickaxe") and names("bag", "bag")
+    assert not any(names(a, b) for a, b in (("ale", "whale"), ("pie", "magpie"), ("net", "bonnet")))
+
+
+def test_a_word_that_can_only_be_a_noun() -> None:
+    assert only_a_noun("recipe") and only_a_noun("scrubber")
+    assert not any(only_a_noun(w) for w in ("tears", "love", "please", "for", "mate", "vasquez"))
 
 
 def test_a_stem_joins_forms_and_numbers_in_words() -> None:

@@ -63,6 +63,7 @@ from npc_brain.mind.talk.trade import (
     halved,
     holding,
     not_sold,
+    noun_lemma,
     offered,
     ordered,
     price_of,
@@ -95,6 +96,7 @@ from npc_brain.words import (
     YOU,
     all_lemmas,
     lower_words,
+    names,
     sentences,
     stem,
 )
@@ -168,7 +170,10 @@ async def deed_answer(scene: Scene) -> Answer | None:
         scene = replace(scene, heard=replace(heard, text=kept, vector=vector))
         heard, line = scene.heard, kept
     stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
-    orders = [o for o in named if _head(o[1]) & stems or _measure(o[1]) & counts]
+    # a ware named by its head before one only counted by its measure ("five days of
+    # chow ... one pack a day" is of ration packs, not of "a vac suit for a day")
+    headed = [o for o in named if _head_named(o[1], line)]
+    orders = headed + [o for o in named if o not in headed and _measure(o[1]) & counts]
     likeness = await _likeness(scene)
     nearest = actions[int(np.argmax(likeness))]
     if heard.ultimatum:  # "let me have her for fifty or she might catch fire": no haggling
@@ -177,7 +182,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
         # a price asked by the measure a ware is sold by is of that ware ("the harbour
         # dues for a week?" of "a week's mooring")
         asked = orders or [o for o in named if _measure(o[1]) & stems]
-        return _told(scene, asked, wares, _pricing(actions, likeness, asked))
+        return _told(scene, asked, wares, _pricing(line, actions, likeness, asked))
     if surely(heard, Act.FACT) and a_question(line) and not _rather_needs(heard):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
     if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
@@ -187,7 +192,10 @@ async def deed_answer(scene: Scene) -> Answer | None:
     hostile = await _answer_threats(scene)
     likeness = [-1.0 if h else x for x, h in zip(likeness, hostile, strict=True)]
     serving = await _serving(scene, hostile)
-    if (needed := _needed(serving)) is not None:  # "caught my hand in the winch"
+    needed = _needed(serving)
+    if needed is not None and not await _for_one_of(scene, actions[needed]):
+        needed = None  # sleeplessness is none of the ailments a remedy is brewed for
+    if needed is not None:  # "caught my hand in the winch"
         likeness[needed] = max(likeness[needed], NEED_FITS)
         if surely_needs(heard) and not orders:  # "any way a fellow could earn his supper?"
             others = max((x for i, x in enumerate(likeness) if i != needed), default=-1.0)
@@ -245,6 +253,17 @@ async def deed_answer(scene: Scene) -> Answer | None:
         best = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN) or _naming(
             scene, likeness
         )
+    if (
+        best is None
+        and not a_question(line)
+        and not threat
+        and heard.act not in _SOCIAL
+        and not _no_need(heard)
+        and len(actions) > 1
+    ):  # a trouble told: "my knots slip every single time, never learned a proper one"
+        told = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN)
+        # not the sale of a ware it names ("your water skins are the best in the desert")
+        best = None if told is None or orders and told.name == orders[0][1].action else told
     if best is not None and (item := _priced_unnamed(scene, best)) is not None:
         if _sells(best):  # which is the buyer's to say
             said = catalogue([w for w in wares if w.action == best.name][:WARES])
@@ -291,13 +310,24 @@ def _selling(actions: Sequence[GameAction], ware: Ware) -> int:
 
 
 def _pricing(
-    actions: Sequence[GameAction], likeness: Sequence[float], asked: Sequence[tuple[int, Ware]]
+    line: str,
+    actions: Sequence[GameAction],
+    likeness: Sequence[float],
+    asked: Sequence[tuple[int, Ware]],
 ) -> GameAction | None:
     """The action whose price a question may ask instead of a ware's (_told): the one
-    the line is nearest, from FITS; when the line names a ware of another action, only
-    if it is DISTINCT_MARGIN nearer than that action ("how much to get a busted drone
-    working again?" of the repair, not of the refurbished drone sold)."""
+    priced action that sells nothing whose verb the line says ("how much to get a pony
+    shod?" of shoeing a horse), else the one the line is nearest, from FITS; when the
+    line names a ware of another action, only if it is DISTINCT_MARGIN nearer than that
+    action ("how much to get a busted drone working again?" of the repair, not of the
+    refurbished drone sold)."""
     at, best = int(np.argmax(likeness)), max(likeness)
+    # not a word of the ware asked ("one of your rebuilt repair drones", "mended nets")
+    of_ware = {word for _, ware in asked for word in ware.words}
+    said = " ".join(w for w in lower_words(line) if noun_lemma(w) not in of_ware)
+    saying = [a for a in actions if not _sells(a) and _says_verb(said, a) and _has_price(a)]
+    if len(saying) == 1:  # "how much u want to fix a drone that fried itself?"
+        return saying[0]
     if best < FITS:
         return None
     if asked and actions[at].name != asked[0][1].action:
@@ -441,6 +471,21 @@ def _needed(serving: NDArray[np.float64] | None) -> int | None:
     return i if best >= SERVICE_FITS and best >= second + NEED_MARGIN else None
 
 
+async def _for_one_of(scene: Scene, action: GameAction) -> bool:
+    """Whether the line is about one of the choices each of an action's CHOICE arguments
+    offers, when it offers several: one it names or means (_option_meant). A need met
+    only for the choices declared is not met for another: "i need something to put me
+    under at night" shows an illness, and is no cough, stomach ache or headache that
+    the herbalist brews a remedy for."""
+    for argument in action.arguments:
+        if argument.type is not ArgumentType.CHOICE or len(argument.options) < 2:
+            continue
+        said = _options_named(argument, _stems_of(scene.heard.text), scene.heard.text)
+        if not said and await _option_meant(scene, argument.options) is None:
+            return False
+    return True
+
+
 def _meeting(
     actions: Sequence[GameAction], serving: NDArray[np.float64] | None
 ) -> list[GameAction]:
@@ -542,13 +587,27 @@ def _stems_of(text: str) -> set[str]:
 
 
 def _head(ware: Ware) -> set[str]:
-    """The stems that name a declared ware: its last word before an aside ("room" of
+    """The stems that name a declared ware (_head_words)."""
+    return {stem(word) for word in _head_words(ware)}
+
+
+def _head_words(ware: Ware) -> set[str]:
+    """The words that name a declared ware: its last word before an aside ("room" of
     "a room for the night", "net" of "hand net"), and before "of" too ("bottle" and
     "brandy" of "a bottle of plum brandy")."""
     words = lower_words(ware.item)
     words = words[: next((i for i, w in enumerate(words) if w in _ASIDE), len(words))]
     parts = [words, words[: words.index("of")]] if "of" in words else [words]
-    return {stem(last) for part in parts for last in [w for w in part if content_word(w)][-1:]}
+    return {last for part in parts for last in [w for w in part if content_word(w)][-1:]}
+
+
+def _head_named(ware: Ware, line: str) -> bool:
+    """Whether a line names a ware by its head, as it is or as the last part of a
+    closed compound ("four shoes for my mare" of "a horseshoe")."""
+    heads = _head_words(ware)
+    return bool({stem(h) for h in heads} & _stems_of(line)) or any(
+        names(noun_lemma(word), head) for word in lower_words(line) for head in heads
+    )
 
 
 _ASIDE = PREPOSITIONS - {"of"}  # "a room for the night", "a bed in the loft"
@@ -836,6 +895,11 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
     return Answer((*agreed, said, *then), (said,), answered=True, deed=deed)
 
 
+def _has_price(action: GameAction) -> bool:
+    """Whether an action costs something, itself or by an option of its arguments."""
+    return action.price > 0 or any(o.price > 0 for a in action.arguments for o in a.options)
+
+
 def _sells(action: GameAction) -> bool:
     """Whether an action trades its ITEM for a price, by the verb its description opens
     with ("sell nets and rope", "charge for docking"), rather than does something to it
@@ -890,8 +954,10 @@ def _promise(line: str, action: GameAction) -> str:
 
 
 def _says_verb(line: str, action: GameAction) -> bool:
-    """Whether a line says a verb the action is declared with ("mend" of mend_net)."""
-    return bool(_verbs(action) & _stems_of(line))
+    """Whether a line says a verb the action is declared with, in any of its forms
+    ("mend" of mend_net, "shod" of shoe_horse)."""
+    said = {stem(lemma) for w in lower_words(line) if content_word(w) for lemma in all_lemmas(w)}
+    return bool(_verbs(action) & (said | _stems_of(line)))
 
 
 def _verbs(action: GameAction) -> set[str]:

@@ -30,6 +30,8 @@ from npc_brain.words import (
     WANTING,
     all_lemmas,
     lower_words,
+    names,
+    only_a_noun,
     sentences,
 )
 
@@ -129,9 +131,11 @@ def _mentions(line: str, wares: Sequence[Ware]) -> Iterator[tuple[list[str], int
     punctuation), where in them it is, and the ware with most of its words there."""
     for stretch in line.translate(_PUNCTUATION).split("\n"):
         words = lower_words(stretch)
-        lemmas = [_lemma(w) if _content(w) else "" for w in words]
+        lemmas = [noun_lemma(w) if _content(w) else "" for w in words]
         for i, lemma in enumerate(lemmas):
-            if fits := [w for w in wares if lemma and lemma in w.words]:
+            if not lemma or (i + 1 < len(words) and only_a_noun(words[i + 1])):
+                continue  # "your mum's bun recipe" names a recipe, not a bun
+            if fits := [w for w in wares if any(names(lemma, x) for x in w.words)]:
                 yield words, i, max(fits, key=lambda w: (len(w.words & set(lemmas)), -len(w.words)))
 
 
@@ -153,7 +157,7 @@ def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
     """The number said before the ware's first word at `i` (past its other words, an
     adjective or two, and "of the": "3 ration packs", "two fresh loaves", "six of the
     saffron buns"); 1 when none is."""
-    for back in range(i - 1, max(-1, i - 5), -1):
+    for back in range(i - 1, max(-1, i - QUANTITY_REACH - 1), -1):
         word = words[back]
         if word.isdecimal():
             return int(word)
@@ -165,6 +169,9 @@ def _quantity(words: Sequence[str], i: int, ware: Ware) -> int:
     return 1
 
 
+QUANTITY_REACH = (
+    6  # words before a ware a number may be ("half a dozen of them yellow festival buns")
+)
 # "six of the buns", "half a dozen of them buns", "three of your pots"
 _OF_THE = DETERMINERS | POSSESSIVES | {"them"}
 
@@ -188,7 +195,7 @@ def things_asked(line: str) -> list[tuple[str, ...]]:
         thing = _content(word) and content_word(word) and word not in GENERAL_NOUNS
         lemmas = getAllLemmas(word) if thing else {}
         noun = "NOUN" in lemmas and not set(lemmas.get("VERB", ())) & TRADE_WORDS
-        if noun and (lemma := _lemma(word)) not in TRADE_WORDS:
+        if noun and (lemma := noun_lemma(word)) not in TRADE_WORDS:
             run.append(lemma)
             plural = word != lemma
             continue
@@ -214,7 +221,7 @@ def not_sold(line: str, wares: Sequence[Ware]) -> list[str]:
     plural: "Do you sell boats?" to a net mender -> ["boats"]; [] when the line names
     no thing (the wares' units are no things: "30 credits is robbery"), or one of the
     wares."""
-    units = {_lemma(w.unit.lower()) for w in wares}
+    units = {noun_lemma(w.unit.lower()) for w in wares}
     asked = [a for a in things_asked(line) if not set(a) <= units]
     if not asked or any(set(a) & w.words for a in asked for w in wares):
         return []
@@ -223,7 +230,7 @@ def not_sold(line: str, wares: Sequence[Ware]) -> list[str]:
 
 def lemmas_of(text: str) -> frozenset[str]:
     """A text's content words as noun lemmas ("sells his boats" -> sell, boat)."""
-    return frozenset(_lemma(w) for w in lower_words(text) if _content(w))
+    return frozenset(noun_lemma(w) for w in lower_words(text) if _content(w))
 
 
 def _plural_of(lemma: str) -> str:
@@ -359,7 +366,7 @@ def _content(word: str) -> bool:
     return len(word) > 2 and not word.isdecimal() and word not in FUNCTION_WORDS
 
 
-def _lemma(word: str) -> str:
+def noun_lemma(word: str) -> str:
     word = word.removesuffix("'s")  # "a day's docking": "day"
     nouns = getAllLemmas(word).get("NOUN", ())
     return nouns[0] if nouns else word

@@ -50,6 +50,7 @@ from npc_brain.words import (
     YOU,
     all_lemmas,
     lower_words,
+    phrases,
     sentences,
     tokens,
 )
@@ -145,6 +146,25 @@ class Understanding:
                 return shipped_rows
         return await self._f.embed(texts)
 
+    async def _need(self, line: str, vector: NDArray[np.float32]) -> Vote:
+        """The need a line shows (data/needs.tsv): the line's own vote, as surely as the
+        surest of its phrases shows the need the line is nearest of all but none. A
+        rambling line blurs what one phrase of it says plainly: "i'm skint, ...,
+        whatever grunt work you've got i'll do it. just don't send me off" shows work at
+        0.26 of its vote, its phrase "whatever grunt work you've got i'll do it" at 0.54."""
+        vote = self.needs.vote(line, vector)
+        parts = [p for p in phrases(line) if len(p.split()) >= PHRASE_WORDS]
+        needs = [n for n in sorted(vote.shares, key=vote.shares.__getitem__) if n != Need.NONE]
+        if len(parts) < 2 or not needs:
+            return vote
+        vectors = await self._f.embed(parts)
+        label = needs[-1]
+        votes = (self.needs.vote(p, v) for p, v in zip(parts, vectors, strict=True))
+        surest = max(v.shares.get(label, 0.0) for v in votes)
+        if surest < NEED_SURE or surest <= vote.shares.get(label, 0.0):
+            return vote
+        return Vote(label, {**vote.shares, label: surest}, vote.nearest)
+
     async def hear(
         self,
         text: str,
@@ -173,7 +193,7 @@ class Understanding:
                 default=None,
             )
         act = decided_act(line, vote, closing, asking)
-        need = _WORK if offers_help(line) else self.needs.vote(line, vector)
+        need = _WORK if offers_help(line) else await self._need(line, vector)
         deal = self.deals.vote(line, vector)
         if act in (Act.GREETING, Act.FAREWELL) and _orders(deal):  # "gimme a stim, doc, ..."
             act = _runner_up(vote)
@@ -259,6 +279,9 @@ def _offers_work(need: Vote) -> bool:
 def shows(need: Vote | None, label: Need, share: float) -> bool:
     """Whether a line's need vote is `label` from `share` of it."""
     return need is not None and need.label == label and need.confidence >= share
+
+
+PHRASE_WORDS = 3  # words from which a phrase of a line shows a need on its own ("i'm skint")
 
 
 # A need's share of its vote from which a line shows it: over 23 needs, in 5-fold
@@ -438,7 +461,10 @@ def asks_of_the_past(line: str) -> bool:
     opened = words[0] in WH_WORDS or (
         verb_form(words[0], ("VBD",)) and not verb_form(words[0], ("VB",))
     )
-    return opened and past_tense(" ".join(w for w in words if w not in MODALS))  # "would"
+    # the tense of its main clause: not of an infinitive's or a relative clause's verb
+    # ("how much to fix a drone that fried itself?", "... to get a pony shod?")
+    end = next((i for i, w in enumerate(words) if i and w in CLAUSE_WORDS | {"to"}), len(words))
+    return opened and past_tense(" ".join(w for w in words[:end] if w not in MODALS))  # "would"
 
 
 def _fitting(facet: Facet | None, line: str) -> Facet | None:
