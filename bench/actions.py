@@ -9,13 +9,14 @@ against those the line determines, and whether the words agree with the choice (
 right is then reported done (ReportOutcome), and the NPC is asked "What did I buy from
 you?": its answer must name the item and the price. The replies' latency is measured
 twice in the same run: with the actions declared, and with none (the baseline).
-With --examples, each action is declared with its example lines (examples.json).
+With --examples, each action is declared with its example lines (examples.json); with
+--aliases, each option with the other names a game's writer gave it (aliases.json).
 --split takes several splits, comma-separated ("train,dev,dev2"); --no-baseline skips
 the two passes without actions, which only the latency needs (a tuning run of all five
 tuning splits then takes under a minute on 2 cores).
 
-    python -m bench.actions [--split test|train|dev|dev2|fresh|...|fresh6|all,...]
-                            [--examples] [--no-baseline] [--out results.json]
+    python -m bench.actions [--split test|train|dev|dev2|fresh|...|fresh7|all,...]
+                            [--examples] [--aliases] [--no-baseline] [--out results.json]
 """
 
 from __future__ import annotations
@@ -61,17 +62,43 @@ def load() -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
 
 
 def declared(
-    actions: Sequence[dict[str, Any]], examples: dict[str, list[str]] | None = None
+    actions: Sequence[dict[str, Any]],
+    examples: dict[str, list[str]] | None = None,
+    aliases: dict[str, Any] | None = None,
 ) -> tuple[GameAction, ...]:
     """Declared actions from their JSON (the HTTP door's mapping of the proto), each
-    with its example lines from `examples` (by action name) when given."""
-    given = examples or {}
+    with its example lines from `examples` (by action name) and its options' aliases
+    from `aliases` (action, argument, option value) when given."""
+    given, called = examples or {}, aliases or {}
+
+    def option(action: str, argument: str, o: dict[str, Any]) -> dict[str, Any]:
+        return o | {"aliases": called.get(action, {}).get(argument, {}).get(o["value"], [])}
+
+    def argument(action: str, g: dict[str, Any]) -> dict[str, Any]:
+        return g | {"options": [option(action, g["name"], o) for o in g.get("options", [])]}
+
     return game_actions_from_pb(
         [
-            json_format.ParseDict(a | {"examples": given.get(a["name"], [])}, pb.GameAction())
+            json_format.ParseDict(
+                a
+                | {
+                    "examples": given.get(a["name"], []),
+                    "arguments": [argument(a["name"], g) for g in a.get("arguments", [])],
+                },
+                pb.GameAction(),
+            )
             for a in actions
         ]
     )
+
+
+def option_aliases() -> dict[str, Any]:
+    """The other names a game's writer gave the options (aliases.json, written from the
+    declarations and personas alone)."""
+    written: dict[str, Any] = json.loads(
+        (DATA / "actions" / "aliases.json").read_text(encoding="utf-8")
+    )
+    return written
 
 
 def example_lines() -> dict[str, Any]:
@@ -123,12 +150,15 @@ async def _reply(
     return (final.text if final else ""), final, time.perf_counter() - started
 
 
-async def run(split: str, examples: bool = False, with_baseline: bool = True) -> dict[str, Any]:
+async def run(
+    split: str, examples: bool = False, with_baseline: bool = True, aliases: bool = False
+) -> dict[str, Any]:
     """The split's lines (or the comma-separated splits') to the NPCs, their actions
     declared with their example lines or without; timed against the same lines with no
     actions declared unless not `with_baseline`."""
     settings_data, actions, lines = load()
     written = example_lines() if examples else {}
+    called = option_aliases() if aliases else {}
     splits = set(split.split(","))
     wanted = [x for x in lines if "all" in splits or x.get("split") in splits]
     with tempfile.TemporaryDirectory(prefix="npc-actions-") as tmp:
@@ -158,6 +188,7 @@ async def run(split: str, examples: bool = False, with_baseline: bool = True) ->
                         actions=declared(
                             actions[setting["id"]][npc["id"]],
                             written.get(setting["id"], {}).get(npc["id"]),
+                            called.get(setting["id"], {}).get(npc["id"]),
                         ),
                     )
             results, timed = [], []
@@ -314,12 +345,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--examples", action="store_true", help="declare each action with its example lines"
     )
     parser.add_argument(
+        "--aliases", action="store_true", help="declare each option with its aliases"
+    )
+    parser.add_argument(
         "--no-baseline",
         action="store_true",
         help="skip the passes without actions (no latency figure; for tuning runs)",
     )
     args = parser.parse_args(argv)
-    done = asyncio.run(run(args.split, args.examples, not args.no_baseline))
+    done = asyncio.run(run(args.split, args.examples, not args.no_baseline, args.aliases))
     for r in done["results"]:
         mark = "ok " if passed(r) else "BAD"
         print(
@@ -354,6 +388,7 @@ SPLITS = (
     "fresh4",
     "fresh5",
     "fresh6",
+    "fresh7",
     "all",
 )
 

@@ -26,6 +26,7 @@ class ActionOption:
     value: str  # what the game receives: "horseshoe"
     label: str = ""  # how it is said: "a horseshoe"; '' for the value's words
     price: float = 0.0  # ITEM: the price of one (0: the action's own)
+    aliases: tuple[str, ...] = ()  # what players also call it: "hand axe" of a hatchet
 
     @property
     def said(self) -> str:
@@ -98,7 +99,7 @@ def loads(text: str) -> tuple[GameAction, ...]:
                 ActionArgument(
                     g["name"],
                     ArgumentType(g["type"]) if g["type"] else None,
-                    tuple(ActionOption(**o) for o in g["options"]),
+                    tuple(_option(o) for o in g["options"]),
                     g["low"],
                     g["high"],
                 )
@@ -109,4 +110,15 @@ def loads(text: str) -> tuple[GameAction, ...]:
             tuple(a.get("examples", ())),  # stored before examples were declared: none
         )
         for a in json.loads(text or "[]")
+    )
+
+
+def _option(stored: dict[str, object]) -> ActionOption:
+    """An option `dumps` wrote (one stored before aliases were declared has none)."""
+    aliases = stored.get("aliases", ())
+    return ActionOption(
+        str(stored["value"]),
+        str(stored["label"]),
+        float(stored["price"]),  # type: ignore[arg-type]
+        tuple(aliases) if isinstance(aliases, list | tuple) else (),
     )

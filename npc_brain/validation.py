@@ -207,6 +207,7 @@ def speaker(speaker_id: str, agent_id: str) -> None:
 ACTION_NAME = re.compile(r"[a-z0-9_]{1,64}")
 MAX_ACTION_ARGUMENTS = 4
 MAX_ACTION_EXAMPLES = 16
+MAX_OPTION_ALIASES = 8
 MAX_PRICE = 1e12
 
 
@@ -214,8 +215,9 @@ def game_actions(
     field: str, actions: Sequence[GameAction], limits: Limits = DEFAULT_LIMITS
 ) -> None:
     """Declared game actions: names that are identifiers and unique, a description,
-    arguments of a type, options for all but NUMBER, bounds in order, prices >= 0, and
-    at most MAX_ACTION_EXAMPLES example lines, none empty."""
+    arguments of a type, options for all but NUMBER, bounds in order, prices >= 0, at
+    most MAX_ACTION_EXAMPLES example lines and MAX_OPTION_ALIASES aliases an option,
+    none empty."""
     items(field, actions, limits.items)
     _unique(field, [a.name for a in actions])
     for i, action in enumerate(actions):
@@ -248,6 +250,9 @@ def _argument(at: str, argument: ActionArgument, limits: Limits) -> None:
     for k, option in enumerate(argument.options):
         text(f"{at}.options[{k}].label", option.label, required=False, limit=limits.short_text)
         number_range(f"{at}.options[{k}].price", option.price, 0.0, MAX_PRICE)
+        items(f"{at}.options[{k}].aliases", option.aliases, MAX_OPTION_ALIASES)
+        for n, alias in enumerate(option.aliases):
+            text(f"{at}.options[{k}].aliases[{n}]", alias, limit=limits.short_text)
 
 
 def _unique(field: str, names: Sequence[str], key: str = "name") -> None:

@@ -187,4 +187,16 @@ CLOSED_CLASS = FUNCTION_WORDS | MODALS | _SMALL | AUX_FORMS
 def closed_class(word: str) -> bool:
     """Whether a lowercase word is one of English's small words, or a contraction of
     one ("I'm", "that's", "don't")."""
-    return word in CLOSED_CLASS or word.endswith("n't") or word.partition("'")[0] in CLOSED_CLASS
+    return (
+        word in CLOSED_CLASS
+        or word in UNMARKED_NEGATIONS
+        or word.endswith("n't")
+        or word.partition("'")[0] in CLOSED_CLASS
+    )
+
+
+# Negated auxiliaries as players type them, without the apostrophe ("cant use it")
+UNMARKED_NEGATIONS = _words(
+    "cant wont dont doesnt didnt isnt arent wasnt werent aint couldnt wouldnt shouldnt "
+    "hasnt havent hadnt mustnt"
+)

@@ -7,6 +7,7 @@ static func horseshoe_sale() -> NpcGameAction:
 	option.value = "horseshoe"
 	option.label = "a horseshoe"
 	option.price = 2.0
+	option.aliases = PackedStringArray(["horse shoe"])
 	var item := NpcActionArgument.new()
 	item.name = "item"
 	item.type = NpcActionArgument.Type.ITEM
@@ -37,7 +38,15 @@ func test_a_declared_action_is_the_servers_game_action_message() -> void:
 				{
 					"name": "item",
 					"type": "ITEM",
-					"options": [{"value": "horseshoe", "label": "a horseshoe", "price": 2.0}],
+					"options":
+					[
+						{
+							"value": "horseshoe",
+							"label": "a horseshoe",
+							"price": 2.0,
+							"aliases": ["horse shoe"],
+						}
+					],
 					"min": 0,
 					"max": 0,
 				},

@@ -117,7 +117,9 @@ def game_actions_from_pb(
                 ActionArgument(
                     g.name,
                     _argument_type(f"{field}[{i}].arguments[{j}].type", g.type),
-                    tuple(ActionOption(o.value, o.label, o.price) for o in g.options),
+                    tuple(
+                        ActionOption(o.value, o.label, o.price, tuple(o.aliases)) for o in g.options
+                    ),
                     g.min,
                     g.max,
                 )
@@ -149,7 +151,9 @@ def game_actions_to_pb(actions: Sequence[GameAction]) -> list[pb.GameAction]:
                     name=g.name,
                     type=g.type.value if g.type else None,
                     options=[
-                        pb.ActionOption(value=o.value, label=o.label, price=o.price)
+                        pb.ActionOption(
+                            value=o.value, label=o.label, price=o.price, aliases=o.aliases
+                        )
                         for o in g.options
                     ],
                     min=g.low,

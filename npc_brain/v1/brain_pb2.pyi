@@ -160,14 +160,16 @@ class ActionArgument(_message.Message):
     def __init__(self, name: _Optional[str] = ..., type: _Optional[_Union[ArgumentType, str]] = ..., options: _Optional[_Iterable[_Union[ActionOption, _Mapping]]] = ..., min: _Optional[int] = ..., max: _Optional[int] = ...) -> None: ...
 
 class ActionOption(_message.Message):
-    __slots__ = ("value", "label", "price")
+    __slots__ = ("value", "label", "price", "aliases")
     VALUE_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     PRICE_FIELD_NUMBER: _ClassVar[int]
+    ALIASES_FIELD_NUMBER: _ClassVar[int]
     value: str
     label: str
     price: float
-    def __init__(self, value: _Optional[str] = ..., label: _Optional[str] = ..., price: _Optional[float] = ...) -> None: ...
+    aliases: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, value: _Optional[str] = ..., label: _Optional[str] = ..., price: _Optional[float] = ..., aliases: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ChosenAction(_message.Message):
     __slots__ = ("action_id", "name", "arguments", "price", "currency")

@@ -98,3 +98,38 @@ def test_a_need_one_phrase_shows_plainly_is_the_rambling_lines_as_surely() -> No
     assert _need_of(line, votes).confidence == 0.26
     # nor does a line of one phrase
     assert _need_of("grunt work", {"grunt work": vote(work=0.2, none=0.1)}).confidence == 0.2
+
+
+def test_a_negated_auxiliary_typed_without_its_apostrophe_opens_no_order() -> None:
+    """ "cant use it like this and the winter wood wont chop itself" is no ultimatum."""
+    from npc_brain.mind.talk.understand import consequence, imperative
+
+    assert not imperative("cant") and not imperative("wont") and imperative("pour")
+    assert consequence("cant use it like this and the winter wood wont chop itself") is None
+    assert consequence("pour me another and this stool goes through your window") is not None
+
+
+def test_a_polite_condition_does_not_make_an_order_a_question() -> None:
+    """The deal is read without the phrases that open with "if"."""
+    import asyncio
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from npc_brain.mind.talk.understand import Understanding
+
+    line = "I'd like to buy one of your saddles, if you have one for sale."
+    votes = {
+        line: vote(ask=0.73, order=0.27),
+        "I'd like to buy one of your saddles": vote(order=0.9),
+    }
+
+    async def embed(texts: list[str]) -> np.ndarray:
+        return np.zeros((len(texts), 3), np.float32)
+
+    understanding = Understanding(SimpleNamespace(embed=embed))  # type: ignore[arg-type]
+    understanding.deals = _Needs(votes)  # type: ignore[assignment]
+    deal = asyncio.run(understanding._deal(line, np.zeros(3, np.float32)))
+    assert deal.label == "order"
+    alone = asyncio.run(understanding._deal("if you have one for sale", np.zeros(3, np.float32)))
+    assert alone.label == "none"  # a line of nothing but a condition is read whole

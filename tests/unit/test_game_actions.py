@@ -47,7 +47,7 @@ from npc_brain.mind.talk.deeds import (
 )
 from npc_brain.mind.talk.outcomes import outcome_text
 from npc_brain.mind.talk.scene import Answer, Scene
-from npc_brain.mind.talk.trade import Ware
+from npc_brain.mind.talk.trade import Ware, ordered
 from npc_brain.mind.talk.understand import Heard
 from npc_brain.persona import AgentRecord, Persona
 from tests.conftest import make_brain
@@ -84,6 +84,11 @@ GUIDE = GameAction(
     currency="shells",
     examples=("I need to get to the oasis.", "show me the way across the sand"),
 )
+
+
+def _aliased(alias: str) -> ActionOption:
+    """An option with `alias` as its one alias, or nine times over for "w"."""
+    return ActionOption("water_skin", "a water skin", 3, (alias,) * (9 if alias == "w" else 1))
 
 
 def _converse(brain: object, line: str, actions: tuple[GameAction, ...] = ()) -> Line:
@@ -135,6 +140,14 @@ def _converse(brain: object, line: str, actions: tuple[GameAction, ...] = ()) ->
         ((GameAction("a", "d", examples=("ok", " ")),), "actions[0].examples[1]"),
         ((GameAction("a", "d", examples=("x" * 501,)),), "actions[0].examples[0]"),
         ((GameAction("a", "d", examples=("x",) * 17),), "actions[0].examples"),
+        (
+            (GameAction("a", "d", (ActionArgument("x", ArgumentType.ITEM, (_aliased(" "),)),)),),
+            "actions[0].arguments[0].options[0].aliases[0]",
+        ),
+        (
+            (GameAction("a", "d", (ActionArgument("x", ArgumentType.ITEM, (_aliased("w"),)),)),),
+            "actions[0].arguments[0].options[0].aliases",
+        ),
     ],
 )
 def test_a_bad_declaration_is_refused_naming_its_field_and_stores_nothing(
@@ -182,6 +195,32 @@ def test_actions_stored_before_examples_were_declared_read_with_none() -> None:
     stored = json.loads(game_actions.dumps((GUIDE,)))
     del stored[0]["examples"]
     assert game_actions.loads(json.dumps(stored)) == (replace(GUIDE, examples=()),)
+
+
+def test_an_options_aliases_are_stored_and_sent_and_read_back() -> None:
+    from npc_brain.server.convert import game_actions_from_pb, game_actions_to_pb
+
+    skin = ActionOption("water_skin", "a water skin", 3, ("canteen", "water bag"))
+    sell = GameAction("sell", "sell wares", (ActionArgument("item", ArgumentType.ITEM, (skin,)),))
+    assert game_actions.loads(game_actions.dumps((sell,))) == (sell,)
+    assert game_actions_from_pb(game_actions_to_pb((sell,))) == (sell,)
+    stored = json.loads(game_actions.dumps((sell,)))
+    del stored[0]["arguments"][0]["options"][0]["aliases"]  # stored before aliases
+    (read,) = game_actions.loads(json.dumps(stored))
+    assert read.arguments[0].options[0].aliases == ()
+
+
+def test_a_ware_is_named_and_meant_by_an_alias_the_game_declared() -> None:
+    """ "two canteens" names the water skin its game calls a canteen too; the rope is
+    not named by the skin's aliases."""
+    skin = ActionOption("water_skin", "a water skin", 3, ("canteen",))
+    rope = ActionOption("rope", "a coil of rope", 2)
+    sell = GameAction(
+        "sell", "sell wares", (ActionArgument("item", ArgumentType.ITEM, (skin, rope)),)
+    )
+    wares = declared_wares((sell,))
+    assert [(n, w.value) for n, w in ordered("two canteens, quick", wares)] == [(2, "water_skin")]
+    assert [w.value for _, w in ordered("a coil of rope", wares)] == ["rope"]
 
 
 @settings(
@@ -1142,3 +1181,129 @@ def test_a_need_met_only_for_declared_choices_is_not_met_for_another(
     heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, axes[0], need=shown)
     answer = _deed_answer_embedded(heard, (brew,), embed)
     assert (answer.deed.action.name if answer is not None and answer.deed else None) == chosen
+
+
+def test_an_order_opened_by_an_actions_own_verb_asks_for_it_but_a_light_verb_names_none() -> None:
+    """ "chief, hauler's loaded and fuelled. clear me out" orders the clearing by its
+    verb, whatever its words are nearest; "give me a break" orders no giving of work,
+    and an answer to threats is never bidden so."""
+    from npc_brain.mind.talk.deeds import _bidden
+
+    clear = GameAction("clear_departure", "clear a ship to undock and leave the station")
+    hire = GameAction("offer_job", "give the asker paid work")
+    refuse = GameAction("refuse", "refuse the request and send the asker away")
+    actions = (clear, hire, refuse)
+    line = "chief, hauler's loaded and fuelled. clear me out"
+    assert _bidden(line, actions, [False, False, True]) == [clear]
+    assert _bidden("give me a break, will you", actions, [False, False, True]) == []
+    assert _bidden("refuse me then, see if I care", actions, [False, False, True]) == []
+    assert _bidden("all clear out there?", actions, [False, False, True]) == []  # no order
+
+
+def test_a_ware_for_sale_named_only_as_the_speakers_own_is_not_ordered() -> None:
+    """ "need a can of water for my skin" buys no water skin; a ware another action
+    takes stays named, for that action to hear ("my water skin leaks" to one who mends
+    them too), and one named again as wanted is bought ("lost my rope, need a rope")."""
+    from npc_brain.mind.talk.deeds import _only_owned_for_sale
+
+    (water, rope) = declared_wares((SELL,))
+    assert _only_owned_for_sale((SELL,), "a sip for my water skin", water)
+    assert not _only_owned_for_sale((SELL,), "lost my rope, need a new rope", rope)
+    mend = GameAction(
+        "mend", "mend a water skin", (ActionArgument("it", ArgumentType.ITEM, (WATER,)),)
+    )
+    assert not _only_owned_for_sale((SELL, mend), "a sip for my water skin", water)
+
+
+def test_an_action_that_takes_things_does_not_take_a_ware_not_among_them() -> None:
+    from npc_brain.mind.talk.deeds import _other_items
+
+    (water, rope) = declared_wares((SELL,))
+    keep = GameAction(
+        "keep_aside", "keep something back", (ActionArgument("item", ArgumentType.ITEM, (WATER,)),)
+    )
+    assert _other_items(keep, rope) and not _other_items(keep, water)
+    assert not _other_items(GUIDE, rope)  # takes no things at all
+
+
+def test_a_sure_threat_as_near_only_an_answer_to_threats_is_a_threat() -> None:
+    """ "I challenge you to a duel. Draw your sword." is a sure threat as near the
+    declared fight as a misread request is near what it asks (MISREAD_THREAT): near only
+    the answer to it, it is answered with it."""
+    from npc_brain.mind.talk.deeds import ANSWERS_TO_A_THREAT
+
+    target = ActionArgument("target", ArgumentType.AGENT, (ActionOption("player", "you"),))
+    fight = GameAction("attack", "draw steel and fight someone", (target,))
+    axes = np.eye(4, dtype=np.float32)
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text in ANSWERS_TO_A_THREAT:
+                return axes[1]
+            if text.startswith(fight.description):  # 0.62 to the line, near the answers
+                return 0.62 * axes[0] + np.sqrt(1 - 0.62**2) * axes[1]
+            if text.startswith(GUIDE.description):
+                return 0.1 * axes[0] + np.sqrt(0.99) * axes[2]
+            return axes[3]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    threat = Vote("threat", {"threat": 0.8, "request": 0.2}, "")
+    line = "I challenge you to a duel. Draw your sword."
+    heard = Heard(line, Act.THREAT, threat, None, (), (), (), None, axes[0])
+    answer = _deed_answer_embedded(heard, (GUIDE, fight), embed)
+    assert answer is not None and answer.deed is not None and answer.deed.action is fight
+
+
+def test_a_verb_said_as_a_wares_modifier_asks_no_price_of_its_action() -> None:
+    """ "what does a mended saddle go for?" asks the sold one's price; "what to get a
+    saddle mended?", the mending's."""
+    mended = ActionOption("mended_saddle", "a mended saddle", 40)
+    sell = GameAction("sell", "sell wares", (ActionArgument("item", ArgumentType.ITEM, (mended,)),))
+    mend = GameAction(
+        "mend",
+        "mend a torn saddle",
+        (ActionArgument("it", ArgumentType.ITEM, (ActionOption("saddle", "a saddle", 12),)),),
+    )
+    actions = (sell, mend)
+    asked = [(1, w) for w in declared_wares((sell,))]
+    assert _pricing("what does a mended saddle go for?", actions, [0.6, 0.2], asked) is sell
+    assert _pricing("what to get a big saddle mended?", actions, [0.6, 0.2], asked) is mend
+
+
+@pytest.mark.parametrize(("show", "shown"), [(0.62, True), (0.5, False)])
+def test_a_ware_named_gives_way_to_the_action_meeting_the_need_its_words_are_well_nearer(
+    show: float, shown: bool
+) -> None:
+    """ "might I see the camel at the pens before I decide?" names the camel for sale,
+    shows a need of inspecting, and is by its words well nearer (DISTINCT_MARGIN) the
+    showing, which meets that need: it asks to be shown the camel, not to buy it."""
+    from npc_brain.mind.talk.deeds import need_services
+
+    camel = ActionOption("camel", "a camel", 90)
+    sell = GameAction(
+        "sell", "sell animals", (ActionArgument("item", ArgumentType.ITEM, (camel,)),)
+    )
+    showing = GameAction("show_camel", "walk a buyer to the pens to look over the camel")
+    axes = np.eye(5, dtype=np.float32)
+    inspecting = set(need_services()[Need.INSPECT])
+
+    async def embed(texts: object) -> np.ndarray:
+        def at(text: str) -> np.ndarray:
+            if text in inspecting:
+                return axes[2]
+            if text.startswith(showing.description):
+                return show * axes[0] + np.sqrt(1 - show**2) * axes[2]
+            if text.startswith(sell.description) or text == camel.said:
+                return 0.45 * axes[0] + np.sqrt(1 - 0.45**2) * axes[3]
+            return axes[4]
+
+        return np.stack([at(t) for t in texts])  # type: ignore[attr-defined]
+
+    talk = Vote("fact", {"fact": 0.2, "request": 0.2, "other": 0.6}, "")
+    needs = Vote("inspect", {"inspect": 0.45, "none": 0.55}, "")
+    line = "might I see the camel at the pens before I decide?"
+    heard = Heard(line, Act.OTHER, talk, None, (), (), (), None, axes[0], need=needs)
+    answer = _deed_answer_embedded(heard, (sell, showing), embed)
+    chosen = answer.deed.action.name if answer is not None and answer.deed else None
+    assert (chosen == "show_camel") is shown, chosen

@@ -418,6 +418,7 @@ def test_a_declared_action_is_not_granted_when_a_memory_bars_it(tmp_path: Path) 
         ("how much to fix a drone that fried itself?", False),
         ("what d'you charge to get a mule shod?", False),
         ("what did you sell to the sheriff?", True),
+        ("bought a mule off Silas, can you write it in the ledger?", False),  # asks at the end
     ],
 )
 def test_a_question_of_the_past_is_not_an_order_opened_by_a_verb_of_two_forms(

@@ -9,8 +9,11 @@ extends Resource
 @export var label: String = ""
 ## For an ITEM: the price of one, in the action's currency (0: the action's own price).
 @export_range(0.0, 1000000.0, 0.01, "or_greater") var price: float = 0.0
+## Other names players call it by ("hand axe" for a hatchet): a line naming one names
+## the option as its label does. At most 8.
+@export var aliases: PackedStringArray = PackedStringArray()
 
 
 ## The option as the server's ActionOption message.
 func to_dict() -> Dictionary:
-	return {"value": value, "label": label, "price": price}
+	return {"value": value, "label": label, "price": price, "aliases": Array(aliases)}

@@ -45,7 +45,7 @@ from npc_brain.game_actions import (
     ChosenAction,
     GameAction,
 )
-from npc_brain.lexicon import SERVED, TRADE_VERBS
+from npc_brain.lexicon import LIGHT_VERBS, SERVED, TRADE_VERBS
 from npc_brain.memory.records import MemoryRecord
 from npc_brain.memory.when import past_tense
 from npc_brain.mind.talk.acts import Act, Deal, Need, shipped
@@ -79,6 +79,7 @@ from npc_brain.mind.talk.understand import (
     a_question,
     asks_of_the_past,
     asks_why,
+    imperative,
     last_sentence,
     shows,
     surely,
@@ -97,6 +98,7 @@ from npc_brain.words import (
     all_lemmas,
     lower_words,
     names,
+    phrases,
     sentences,
     stem,
 )
@@ -172,6 +174,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
     # a ware named by its head before one only counted by its measure ("five days of
     # chow ... one pack a day" is of ration packs, not of "a vac suit for a day")
+    # not a ware for sale that is only ever the speaker's own ("a can of O2 for my suit")
+    named = [o for o in named if not _only_owned_for_sale(actions, line, o[1])]
     headed = [o for o in named if _head_named(o[1], line)]
     orders = headed + [o for o in named if o not in headed and _measure(o[1]) & counts]
     likeness = await _likeness(scene)
@@ -185,13 +189,17 @@ async def deed_answer(scene: Scene) -> Answer | None:
         return _told(scene, asked, wares, _pricing(line, actions, likeness, asked))
     if surely(heard, Act.FACT) and a_question(line) and not _rather_needs(heard):
         return None  # "is the causeway passable?" asks what is so, not for the ferry
-    if surely(heard, Act.THREAT) and max(likeness) < MISREAD_THREAT:
+    # a threat misread is near what it demands; not near fighting back ("I challenge
+    # you to a duel, captain. Draw your sword." is a threat, as near the attack as 0.6)
+    hostile = await _answer_threats(scene)
+    demanded = max((x for x, h in zip(likeness, hostile, strict=True) if not h), default=-1.0)
+    if surely(heard, Act.THREAT) and demanded < MISREAD_THREAT:
         return await _threatened(scene, likeness)
     # past the threats, no hostile action is granted ("any odd jobs round the tavern?"
     # is near throwing a troublemaker out of the tavern by its words)
-    hostile = await _answer_threats(scene)
     likeness = [-1.0 if h else x for x, h in zip(likeness, hostile, strict=True)]
     serving = await _serving(scene, hostile)
+    worded = list(likeness)  # as near as its words are, before a need leads
     needed = _needed(serving)
     if needed is not None and not await _for_one_of(scene, actions[needed]):
         needed = None  # sleeplessness is none of the ailments a remedy is brewed for
@@ -225,6 +233,10 @@ async def deed_answer(scene: Scene) -> Answer | None:
         # us a seed cake" to one who sells honey cakes and bakes to order)
         selling = _selling(actions, orders[0][1])
         nearer = max(likeness) - likeness[selling] >= FAR_NEARER
+        # or is well nearer, by its words, the action that meets the need it shows
+        # ("might I see the Gull down at the slipway before I decide?")
+        if needed is not None and actions[needed] is nearest:
+            nearer = nearer or worded[needed] >= worded[selling] + DISTINCT_MARGIN
         if nearest.name != orders[0][1].action and (
             _said_of(heard, nearest, *orders[0]) or nearer or _named_whole(nearest, line)
         ):
@@ -240,6 +252,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
                 _takes(actions[needed], orders[0][1])
                 or actions[needed] is nearest
                 and surely_needs(heard)
+                and not _other_items(actions[needed], orders[0][1])
             )
         ):
             return await _granted(scene, actions[needed], orders[0][0])
@@ -264,6 +277,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
         told = _fitting(actions, likeness, DISTINCT_FITS, DISTINCT_MARGIN)
         # not the sale of a ware it names ("your water skins are the best in the desert")
         best = None if told is None or orders and told.name == orders[0][1].action else told
+    if best is None and not threat and len(bidden := _bidden(line, actions, hostile)) == 1:
+        best = bidden[0]  # "chief, hauler's loaded and fuelled. clear me out"
     if best is not None and (item := _priced_unnamed(scene, best)) is not None:
         if _sells(best):  # which is the buyer's to say
             said = catalogue([w for w in wares if w.action == best.name][:WARES])
@@ -304,6 +319,23 @@ DISTINCT_MARGIN = 0.1
 FAR_NEARER = 0.2  # how much nearer another action must be than the one selling a ware named
 
 
+def _bidden(line: str, actions: Sequence[GameAction], hostile: Sequence[bool]) -> list[GameAction]:
+    """The actions, but answers to threats, whose declared verb opens one of the line's
+    sentences or phrases as an order ("clear me out" of clearing a ship to leave)."""
+    opening = {stem(w[0]) for p in phrases(line) if (w := lower_words(p)) and imperative(w[0])}
+    opening -= {stem(v) for v in LIGHT_VERBS}  # "give me ..." is no order to give work
+    return [a for a, h in zip(actions, hostile, strict=True) if not h and _verbs(a) & opening]
+
+
+def _only_owned_for_sale(actions: Sequence[GameAction], line: str, ware: Ware) -> bool:
+    """Whether a ware for sale that no other action takes is named only as the speaker's
+    own ("a can of O2 for my suit": not the suit; "my shrimping net" is still for the
+    one who mends nets to hear)."""
+    if not _sells(actions[_selling(actions, ware)]) or not _only_owned(line, ware):
+        return False
+    return not any(_takes(a, ware) for a in actions if a.name != ware.action)
+
+
 def _selling(actions: Sequence[GameAction], ware: Ware) -> int:
     """Where in the declared actions the one is that takes a declared ware."""
     return next(i for i, a in enumerate(actions) if a.name == ware.action)
@@ -324,7 +356,11 @@ def _pricing(
     at, best = int(np.argmax(likeness)), max(likeness)
     # not a word of the ware asked ("one of your rebuilt repair drones", "mended nets")
     of_ware = {word for _, ware in asked for word in ware.words}
-    said = " ".join(w for w in lower_words(line) if noun_lemma(w) not in of_ware)
+    words = lower_words(line)
+    modifying = {  # "mended trawl nets", not "a trawl net mended"
+        i for i, w in enumerate(words[:-1]) if {noun_lemma(w), noun_lemma(words[i + 1])} <= of_ware
+    }
+    said = " ".join(w for i, w in enumerate(words) if i not in modifying)
     saying = [a for a in actions if not _sells(a) and _says_verb(said, a) and _has_price(a)]
     if len(saying) == 1:  # "how much u want to fix a drone that fried itself?"
         return saying[0]
@@ -348,8 +384,11 @@ async def _ware_meant(scene: Scene, wares: Sequence[Ware], actions: Sequence[flo
     (`actions`: each one's cosine)."""
     if not wares:
         return None
-    vectors = await scene.embed([ware.item for ware in wares])
-    cosines = vectors @ scene.heard.vector
+    called = [(i, name) for i, ware in enumerate(wares) for name in ware.names]
+    vectors = await scene.embed([name for _, name in called])
+    cosines = np.full(len(wares), -1.0)  # each ware's nearest name
+    for (i, _), cosine in zip(called, vectors @ scene.heard.vector, strict=True):
+        cosines[i] = max(cosines[i], float(cosine))
     names = [a.name for a in scene.agent.actions]
     near = dict(zip(names, actions, strict=True))
     at, best, second = _top_two(cosines)
@@ -592,21 +631,24 @@ def _head(ware: Ware) -> set[str]:
 
 
 def _head_words(ware: Ware) -> set[str]:
-    """The words that name a declared ware: its last word before an aside ("room" of
-    "a room for the night", "net" of "hand net"), and before "of" too ("bottle" and
-    "brandy" of "a bottle of plum brandy")."""
-    words = lower_words(ware.item)
-    words = words[: next((i for i, w in enumerate(words) if w in _ASIDE), len(words))]
-    parts = [words, words[: words.index("of")]] if "of" in words else [words]
-    return {last for part in parts for last in [w for w in part if content_word(w)][-1:]}
+    """The words that name a declared ware, in each of its names: the last word before
+    an aside ("room" of "a room for the night", "net" of "hand net"), and before "of"
+    too ("bottle" and "brandy" of "a bottle of plum brandy")."""
+    heads = set()
+    for name in ware.names:
+        words = lower_words(name)
+        words = words[: next((i for i, w in enumerate(words) if w in _ASIDE), len(words))]
+        parts = [words, words[: words.index("of")]] if "of" in words else [words]
+        heads |= {last for part in parts for last in [w for w in part if content_word(w)][-1:]}
+    return heads
 
 
 def _head_named(ware: Ware, line: str) -> bool:
-    """Whether a line names a ware by its head, as it is or as the last part of a
-    closed compound ("four shoes for my mare" of "a horseshoe")."""
-    heads = _head_words(ware)
-    return bool({stem(h) for h in heads} & _stems_of(line)) or any(
-        names(noun_lemma(word), head) for word in lower_words(line) for head in heads
+    """Whether a line names a ware by a head of its names, or by the head of its label
+    as the last part of a closed compound ("four shoes for my mare" of "a horseshoe")."""
+    label = _head_words(replace(ware, aliases=()))
+    return bool(_head(ware) & _stems_of(line)) or any(
+        names(noun_lemma(word), head) for word in lower_words(line) for head in label
     )
 
 
@@ -691,7 +733,16 @@ def declared_wares(actions: Sequence[GameAction]) -> list[Ware]:
             verb = action.name.replace("_", " ")
             grounds = f"I {verb} {option.said} for {amount(price, action.currency)}"
             wares.append(
-                Ware(grounds, option.said, price, action.currency, 0, option.value, action.name)
+                Ware(
+                    grounds,
+                    option.said,
+                    price,
+                    action.currency,
+                    0,
+                    option.value,
+                    action.name,
+                    option.aliases,
+                )
             )
     return wares
 
@@ -791,6 +842,15 @@ def _owned(line: str, ware: Ware) -> bool:
 OWNER_REACH = 3  # words before a ware's head a possessive may be ("my old hand net")
 
 
+def _only_owned(line: str, ware: Ware) -> bool:
+    """Whether every time a line names a ware's head it is the speaker's own or
+    another's ("a can of O2 for my suit"; not "lost my lantern, need a new lantern")."""
+    words, head = lower_words(line), _head(ware)
+    at = [i for i, word in enumerate(words) if stem(word) in head]
+    mine = POSSESSIVES - YOU
+    return bool(at) and all(mine & set(words[max(0, i - OWNER_REACH) : i]) for i in at)
+
+
 def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
     """Whether a question that names a ware asks the price of the other action it is
     nearest; of one that takes the ware too, only when the line says its verb."""
@@ -845,12 +905,15 @@ def _named(scene: Scene, action: GameAction) -> dict[str, str]:
 
 def _options_named(argument: ActionArgument, said: set[str], line: str = "") -> list[ActionOption]:
     """The options of an argument that stems `said` name by what sets each apart, or
-    that the `line` says whole ("ring A" of "Ring A", whose letter is no content word)."""
+    that the `line` says whole ("ring A" of "Ring A", whose letter is no content word),
+    or one of whose aliases it says whole ("the mill" of "the old mill")."""
     words = " ".join(lower_words(line))
     return [
         o
         for o in argument.options
-        if _distinct(o, argument) & said or (line and _said_whole(o, words))
+        if _distinct(o, argument) & said
+        or (line and _said_whole(o, words))
+        or any(f" {' '.join(lower_words(alias))} " in f" {words} " for alias in o.aliases)
     ]
 
 
@@ -898,6 +961,13 @@ async def _bought(scene: Scene, orders: Sequence[tuple[int, Ware]]) -> Answer:
 def _has_price(action: GameAction) -> bool:
     """Whether an action costs something, itself or by an option of its arguments."""
     return action.price > 0 or any(o.price > 0 for a in action.arguments for o in a.options)
+
+
+def _other_items(action: GameAction, ware: Ware) -> bool:
+    """Whether an action takes things, but not the ware named: a baker who keeps back
+    loaves and fish pies keeps back no honey cake ("put a honey cake by for me?")."""
+    items = [a for a in action.arguments if a.type is ArgumentType.ITEM]
+    return bool(items) and not _takes(action, ware)
 
 
 def _sells(action: GameAction) -> bool:

@@ -48,6 +48,7 @@ class Ware:
     memory_id: int = 0  # the memory it was read from; 0 for a declared one
     value: str = ""  # a declared one: the option's value ("horseshoe")
     action: str = ""  # a declared one: the name of the action that sells it
+    aliases: tuple[str, ...] = ()  # a declared one: what players also call it ("hand axe")
 
     @property
     def by_measure(self) -> bool:
@@ -59,6 +60,16 @@ class Ware:
     def words(self) -> frozenset[str]:
         """The item's content words as lemmas ("loaf", "bread")."""
         return lemmas_of(self.item)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """What it is called: the item, and the aliases the game declared."""
+        return (self.item, *self.aliases)
+
+    @property
+    def all_words(self) -> frozenset[str]:
+        """The content words of all its names as lemmas ("hatchet", "hand", "axe")."""
+        return frozenset().union(*(lemmas_of(name) for name in self.names))
 
 
 _SOLD = re.compile(
@@ -135,8 +146,17 @@ def _mentions(line: str, wares: Sequence[Ware]) -> Iterator[tuple[list[str], int
         for i, lemma in enumerate(lemmas):
             if not lemma or (i + 1 < len(words) and only_a_noun(words[i + 1])):
                 continue  # "your mum's bun recipe" names a recipe, not a bun
-            if fits := [w for w in wares if any(names(lemma, x) for x in w.words)]:
-                yield words, i, max(fits, key=lambda w: (len(w.words & set(lemmas)), -len(w.words)))
+            if fits := [w for w in wares if _named_by(lemma, w)]:
+                said = set(lemmas)  # most words said, then the ware the word is the label of
+                yield words, i, max(
+                    fits, key=lambda w: (len(w.all_words & said), lemma in w.words, -len(w.words))
+                )
+
+
+def _named_by(lemma: str, ware: Ware) -> bool:
+    """Whether a word (as its lemma) names a ware: a word of its label, or the last part
+    of one as a closed compound ("shoe" of "horseshoe"), or a word of an alias."""
+    return any(names(lemma, word) for word in ware.words) or lemma in ware.all_words
 
 
 _PUNCTUATION = str.maketrans(dict.fromkeys(",.;:!?", "\n"))

@@ -46,6 +46,7 @@ from npc_brain.words import (
     PERSONAL,
     PREPOSITIONS,
     SUBJECTS,
+    UNMARKED_NEGATIONS,
     WH_WORDS,
     YOU,
     all_lemmas,
@@ -165,6 +166,18 @@ class Understanding:
             return vote
         return Vote(label, {**vote.shares, label: surest}, vote.nearest)
 
+    async def _deal(self, line: str, vector: NDArray[np.float32]) -> Vote:
+        """How a line deals (data/deals.tsv), read without its phrases that open with
+        "if": a condition put politely does not make an order a question ("I'd like to
+        buy one of the drones you refurbish, if you have one for sale")."""
+        parts = phrases(line)
+        kept = [p for p in parts if lower_words(p)[:1] != ["if"]]
+        if not kept or len(kept) == len(parts):
+            return self.deals.vote(line, vector)
+        main = ", ".join(kept)
+        (main_vector,) = await self._f.embed([main])
+        return self.deals.vote(main, main_vector)
+
     async def hear(
         self,
         text: str,
@@ -194,7 +207,7 @@ class Understanding:
             )
         act = decided_act(line, vote, closing, asking)
         need = _WORK if offers_help(line) else await self._need(line, vector)
-        deal = self.deals.vote(line, vector)
+        deal = await self._deal(line, vector)
         if act in (Act.GREETING, Act.FAREWELL) and _orders(deal):  # "gimme a stim, doc, ..."
             act = _runner_up(vote)
             vote = Vote(act, vote.shares, vote.nearest)
@@ -456,7 +469,9 @@ def asks_of_the_past(line: str) -> bool:
     see to her?" too."""
     text = last_sentence(line)
     words = lower_words(text)
-    if not text.endswith("?") or not words or words[0] in MODALS:
+    # its last phrase may ask for something ("bought a boat, can you register it?")
+    asked = [w for p in phrases(text)[-1:] for w in lower_words(p)[:1]]
+    if not text.endswith("?") or not words or {words[0], *asked} & MODALS:
         return False
     opened = words[0] in WH_WORDS or (
         verb_form(words[0], ("VBD",)) and not verb_form(words[0], ("VB",))
@@ -501,7 +516,7 @@ def consequence(line: str) -> str | None:
     for part in sentences(line):
         words = part.split()
         # not a noun that is a verb's form too, as "of" after it shows ("head of my axe")
-        if not words or not _imperative(words[0]) or [_bare(w) for w in words[1:2]] == ["of"]:
+        if not words or not imperative(words[0]) or [_bare(w) for w in words[1:2]] == ["of"]:
             continue
         for i, word in enumerate(words[1:-1], start=1):
             if _bare(word) in SUBJECTS:  # "need a bed, I've been riding since dawn and ..."
@@ -537,12 +552,13 @@ def _bare(word: str) -> str:
     return word.lower().strip(",.!?;:").replace("’", "'").partition("'")[0]
 
 
-def _imperative(word: str) -> bool:
+def imperative(word: str) -> bool:
     """Whether a word opening a sentence is a verb's bare form, as an order opens
     ("pour", "tell"; not "I", "two", "the")."""
     bare = word.lower().strip(",.!?;:")
     verbs = getAllLemmas(bare).get("VERB", ())
-    return bare in verbs and bare not in PERSONAL and bare not in DETERMINERS
+    # not "I", "the", nor a negated auxiliary typed without its apostrophe ("cant use it")
+    return bare in verbs and bare not in PERSONAL | DETERMINERS | UNMARKED_NEGATIONS
 
 
 def _clause_opening(word: str) -> bool:

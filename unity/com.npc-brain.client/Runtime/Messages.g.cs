@@ -346,6 +346,13 @@ namespace NpcBrain.Client
         /// </summary>
         [JsonProperty("price")]
         public double Price { get; set; }
+        /// <summary>
+        /// Other names players call it by ("hand axe" and "wood axe" for a hatchet, "O2 can"
+        /// for an oxygen canister): a line naming one of these names the option as its label
+        /// does. Optional; at most 8, each at most max_short_text_chars.
+        /// </summary>
+        [JsonProperty("aliases")]
+        public List<string> Aliases { get; set; } = new List<string>();
     }
 
     /// <summary>
