@@ -66,6 +66,7 @@ BARRING = _words("closed shut shutting sealed cancelled canceled forbidden banne
 # flour?"), and the words of trading that name no ware ("What's the price?", "how much").
 TRADE_VERBS = _words("sell cost charge price buy pay ask")
 HAVING = _words("have get carry stock keep need want")
+LEAVING = _words("leave go")  # "I'm not leaving", "ain't going nowhere": no farewell
 # Verbs that say little of what is done ("give me a break", "get me out"): an order
 # opened by one names no action by its verb.
 LIGHT_VERBS = _words("give get take make do have put let keep go come bring set")

@@ -133,3 +133,19 @@ def test_a_polite_condition_does_not_make_an_order_a_question() -> None:
     assert deal.label == "order"
     alone = asyncio.run(understanding._deal("if you have one for sale", np.zeros(3, np.float32)))
     assert alone.label == "none"  # a line of nothing but a condition is read whole
+
+
+@pytest.mark.parametrize(
+    ("line", "denied"),
+    [
+        ("I'm not leaving till you put me to work", True),
+        ("i wont leave without my money", True),
+        ("we aint going nowhere", True),
+        ("I have to go now", False),
+        ("don't go anywhere, I'll be back", False),  # the listener's going
+    ],
+)
+def test_a_speaker_who_says_it_is_not_leaving_says_no_farewell(line: str, denied: bool) -> None:
+    from npc_brain.mind.talk.understand import denies_leaving
+
+    assert denies_leaving(line) is denied

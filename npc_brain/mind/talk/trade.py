@@ -148,8 +148,13 @@ def _mentions(line: str, wares: Sequence[Ware]) -> Iterator[tuple[list[str], int
                 continue  # "your mum's bun recipe" names a recipe, not a bun
             if fits := [w for w in wares if _named_by(lemma, w)]:
                 said = set(lemmas)  # most words said, then the ware the word is the label of
-                yield words, i, max(
-                    fits, key=lambda w: (len(w.all_words & said), lemma in w.words, -len(w.words))
+                yield (
+                    words,
+                    i,
+                    max(
+                        fits,
+                        key=lambda w: (len(w.all_words & said), lemma in w.words, -len(w.words)),
+                    ),
                 )
 
 

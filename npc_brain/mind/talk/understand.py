@@ -13,7 +13,7 @@ import numpy as np
 from lemminflect import getAllLemmas, getInflection
 from numpy.typing import NDArray
 
-from npc_brain.lexicon import GENERAL_NOUNS, GOING, OFFERS
+from npc_brain.lexicon import GENERAL_NOUNS, GOING, LEAVING, OFFERS
 from npc_brain.memory.records import GameTime
 from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor, past_tense, perfect
 from npc_brain.mind.faculties import Faculties
@@ -43,6 +43,7 @@ from npc_brain.words import (
     FUNCTION_WORDS,
     INDEFINITE,
     MODALS,
+    NEGATIONS,
     PERSONAL,
     PREPOSITIONS,
     SUBJECTS,
@@ -208,7 +209,8 @@ class Understanding:
         act = decided_act(line, vote, closing, asking)
         need = _WORK if offers_help(line) else await self._need(line, vector)
         deal = await self._deal(line, vector)
-        if act in (Act.GREETING, Act.FAREWELL) and _orders(deal):  # "gimme a stim, doc, ..."
+        farewell_denied = act == Act.FAREWELL and denies_leaving(line)  # "I'm not leaving"
+        if act in (Act.GREETING, Act.FAREWELL) and _orders(deal) or farewell_denied:
             act = _runner_up(vote)
             vote = Vote(act, vote.shares, vote.nearest)
         # "took a club on my sword, now it's bent" aims at nobody; "I'll sweep your floors
@@ -571,6 +573,28 @@ def _clause_opening(word: str) -> bool:
 def last_sentence(line: str) -> str:
     """A line's last sentence (the line itself when it has one)."""
     return (sentences(line) or [line.strip()])[-1]
+
+
+def denies_leaving(line: str) -> bool:
+    """Whether a line says its speaker is not leaving ("I'm not leaving till you put me
+    to work", "we aint going nowhere"): a negation just before a verb of leaving, with
+    the speaker its subject (not "don't go anywhere, I'll be back")."""
+    words = lower_words(line)
+    return any(
+        all_lemmas(word) & LEAVING
+        and any(_negation(w) for w in words[max(0, i - 2) : i])
+        and any(w.partition("'")[0] in _SPEAKER for w in words[max(0, i - 4) : i])
+        for i, word in enumerate(words)
+    )
+
+
+_SPEAKER = frozenset(("i", "im", "we"))
+
+
+def _negation(word: str) -> bool:
+    return (
+        word in NEGATIONS or word in UNMARKED_NEGATIONS or word.endswith("n't") or word == "never"
+    )
 
 
 def _runner_up(vote: Vote) -> Act:
