@@ -69,7 +69,7 @@ HAVING = _words("have get carry stock keep need want")
 LEAVING = _words("leave go")  # "I'm not leaving", "ain't going nowhere": no farewell
 # Verbs that say little of what is done ("give me a break", "get me out"): an order
 # opened by one names no action by its verb.
-LIGHT_VERBS = _words("give get take make do have put let keep go come bring set")
+LIGHT_VERBS = _words("give get take make do have put let keep go come bring set run")
 TRADE_WORDS = TRADE_VERBS | _words(
     "much ware offer deal discount bargain lot total bill "
     "change money cash coin credit gold silver copper sale"

@@ -149,3 +149,13 @@ def test_a_speaker_who_says_it_is_not_leaving_says_no_farewell(line: str, denied
     from npc_brain.mind.talk.understand import denies_leaving
 
     assert denies_leaving(line) is denied
+
+
+def test_a_roleplay_emote_is_done_before_the_listener() -> None:
+    from npc_brain.mind.talk.understand import aimed
+
+    assert aimed("*pulls a pistol* empty the register, now")
+    assert aimed("*draws a knife and lunges at the guard*")
+    assert not aimed("Took a club on my sword last night and now it's bent like a hook")
+    assert not aimed("that comes to 5*2 coins, by my reckoning")
+    assert not aimed("*stumbles in clutching my arm* burned it on a live conduit, doc")

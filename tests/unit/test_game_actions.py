@@ -1307,3 +1307,25 @@ def test_a_ware_named_gives_way_to_the_action_meeting_the_need_its_words_are_wel
     answer = _deed_answer_embedded(heard, (sell, showing), embed)
     chosen = answer.deed.action.name if answer is not None and answer.deed else None
     assert (chosen == "show_camel") is shown, chosen
+
+
+def test_an_alias_names_a_ware_by_its_head_and_a_word_no_dictionary_knows_by_its_stem() -> None:
+    """ "two stims" names the stim patch its game also calls a stim; "my chrome" names
+    no arm the game also calls a chrome arm (all cyberware is chrome)."""
+    stim = ActionOption("stim_patch", "a stim patch", 40, ("stim",))
+    arm = ActionOption("cyberarm", "a cyberarm", 120, ("chrome arm",))
+    sell = GameAction(
+        "sell", "sell supplies", (ActionArgument("item", ArgumentType.ITEM, (stim, arm)),)
+    )
+    wares = declared_wares((sell,))
+    assert [(n, w.value) for n, w in ordered("two stims, quick", wares)] == [(2, "stim_patch")]
+    assert ordered("something's off with my chrome", wares) == []
+    assert [w.value for _, w in ordered("my chrome arm twitches", wares)] == ["cyberarm"]
+
+
+def test_a_light_verb_asks_no_price_of_an_action_it_opens() -> None:
+    """ "what would it run me to get my arm fixed?" asks the fixing's price, not the
+    diagnostic run's."""
+    fix = GameAction("fix_implant", "fix a damaged implant", price=120)
+    scan = GameAction("run_diagnostic", "run a full diagnostic on someone's implants", price=20)
+    assert _pricing("what would it run me to get my arm fixed?", (fix, scan), [0.2, 0.3], []) is fix

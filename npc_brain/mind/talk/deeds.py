@@ -361,7 +361,9 @@ def _pricing(
         i for i, w in enumerate(words[:-1]) if {noun_lemma(w), noun_lemma(words[i + 1])} <= of_ware
     }
     said = " ".join(w for i, w in enumerate(words) if i not in modifying)
-    saying = [a for a in actions if not _sells(a) and _says_verb(said, a) and _has_price(a)]
+    saying = [  # not a light verb ("what would it run me" asks no diagnostic run)
+        a for a in actions if not _sells(a) and _says_verb(said, a, LIGHT_VERBS) and _has_price(a)
+    ]
     if len(saying) == 1:  # "how much u want to fix a drone that fried itself?"
         return saying[0]
     if best < FITS:
@@ -1023,11 +1025,11 @@ def _promise(line: str, action: GameAction) -> str:
     return done if (said := lower_words(done)) and stem(said[0]) in _verbs(action) else ""
 
 
-def _says_verb(line: str, action: GameAction) -> bool:
+def _says_verb(line: str, action: GameAction, besides: frozenset[str] = frozenset()) -> bool:
     """Whether a line says a verb the action is declared with, in any of its forms
-    ("mend" of mend_net, "shod" of shoe_horse)."""
+    ("mend" of mend_net, "shod" of shoe_horse), other than the verbs `besides`."""
     said = {stem(lemma) for w in lower_words(line) if content_word(w) for lemma in all_lemmas(w)}
-    return bool(_verbs(action) & (said | _stems_of(line)))
+    return bool(_verbs(action) & (said | _stems_of(line)) - {stem(v) for v in besides})
 
 
 def _verbs(action: GameAction) -> set[str]:

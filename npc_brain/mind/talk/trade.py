@@ -33,6 +33,7 @@ from npc_brain.words import (
     names,
     only_a_noun,
     sentences,
+    stem,
 )
 
 
@@ -65,6 +66,13 @@ class Ware:
     def names(self) -> tuple[str, ...]:
         """What it is called: the item, and the aliases the game declared."""
         return (self.item, *self.aliases)
+
+    @property
+    def alias_heads(self) -> frozenset[str]:
+        """The last content word of each alias, as its lemma ("axe" of "hand axe")."""
+        return frozenset(
+            words[-1] for alias in self.aliases if (words := [*map(noun_lemma, _contents(alias))])
+        )
 
     @property
     def all_words(self) -> frozenset[str]:
@@ -160,8 +168,13 @@ def _mentions(line: str, wares: Sequence[Ware]) -> Iterator[tuple[list[str], int
 
 def _named_by(lemma: str, ware: Ware) -> bool:
     """Whether a word (as its lemma) names a ware: a word of its label, or the last part
-    of one as a closed compound ("shoe" of "horseshoe"), or a word of an alias."""
-    return any(names(lemma, word) for word in ware.words) or lemma in ware.all_words
+    of one as a closed compound ("shoe" of "horseshoe"), or the head of an alias (the
+    "arm" of "chrome arm": "chrome" alone may be any implant); as it is or by its stem,
+    for a word no dictionary knows ("stims" of "stim")."""
+    stemmed = stem(lemma)
+    return any(names(lemma, word) or stemmed == stem(word) for word in ware.words) or any(
+        lemma == head or stemmed == stem(head) for head in ware.alias_heads
+    )
 
 
 _PUNCTUATION = str.maketrans(dict.fromkeys(",.;:!?", "\n"))
@@ -389,6 +402,11 @@ def _unarticled(item: str, articles: tuple[str, ...] = ("a", "an", "the")) -> st
 
 def _content(word: str) -> bool:
     return len(word) > 2 and not word.isdecimal() and word not in FUNCTION_WORDS
+
+
+def _contents(text: str) -> list[str]:
+    """A text's content words, lowercase, in order."""
+    return [w for w in lower_words(text) if _content(w)]
 
 
 def noun_lemma(word: str) -> str:

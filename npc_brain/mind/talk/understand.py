@@ -366,12 +366,18 @@ _WHAT_DO = re.compile(r"\bwhat (?:do|will|would|should|can) you (?:do|say)\b")
 
 def aimed(line: str) -> bool:
     """Whether a line could threaten or insult its listener: it speaks to them ("you",
-    "your", "you're"), opens with an order ("shut up, nerd"), or is a word or three
-    ("witch"). A line that does none of these tells of the speaker's own trouble ("Took
-    a goblin's club on my sword and now it's bent"), however rough its words."""
-    words = lower_words(line)
+    "your", "you're"), opens with an order ("shut up, nerd"), is a word or three
+    ("witch"), or only acts before them in a roleplay emote ("*draws a knife*"). A line
+    that does none of these tells of the speaker's own trouble ("Took a goblin's club on my
+    sword and now it's bent"), however rough its words."""
+    words = lower_words(_EMOTE.sub(" ", line))  # what is said, not done ("*pulls a pistol*")
+    if not words and _EMOTE.search(line):  # "*draws a knife and lunges at the guard*"
+        return True
     second = any(w.partition("'")[0] in YOU for w in words)
     return second or len(words) <= AIMED_WORDS or (bool(words) and verb_form(words[0], ("VB",)))
+
+
+_EMOTE = re.compile(r"\*[^*\s][^*]*\*")  # a roleplay action between asterisks
 
 
 AIMED_WORDS = 3  # an insult may be a word or three ("witch", "shut up nerd")
