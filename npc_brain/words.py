@@ -195,6 +195,26 @@ def closed_class(word: str) -> bool:
     )
 
 
+SPEAKERS = _words("i im we")  # the speaker as a subject, as players type it ("im not")
+QUANTIFIERS = _words("some few couple")  # "some of your pies", "a couple of those"
+# What picks from the wares in view after "of": "one of the eyes", "two of yer pies"
+OF_THE_STOCK = _words("the your yer ur them these those")
+
+
+def spoken(text: str) -> str:
+    """A line without its roleplay emotes, the actions between asterisks ("*pulls a
+    pistol* empty the register" -> " empty the register")."""
+    return _EMOTE.sub(" ", text)
+
+
+def emoted(text: str) -> bool:
+    """Whether a line acts in a roleplay emote ("*draws a knife*")."""
+    return bool(_EMOTE.search(text))
+
+
+_EMOTE = re.compile(r"\*[^*\s][^*]*\*")
+
+
 # Negated auxiliaries as players type them, without the apostrophe ("cant use it")
 UNMARKED_NEGATIONS = _words(
     "cant wont dont doesnt didnt isnt arent wasnt werent aint couldnt wouldnt shouldnt "

@@ -805,6 +805,11 @@ def _deed_answer(
     return _deed_answer_embedded(heard, actions, embed)
 
 
+def _chosen(answer: Answer | None) -> str | None:
+    """The name of the action an answer chose, None when it chose none."""
+    return answer.deed.action.name if answer is not None and answer.deed else None
+
+
 def _deed_answer_embedded(
     heard: Heard, actions: tuple[GameAction, ...], embed: object
 ) -> Answer | None:
@@ -869,7 +874,7 @@ def test_a_trouble_asks_for_the_action_that_stands_for_the_need_it_shows(
     shown = Vote(need, {need: share, "none": 1 - share}, "")
     heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, axes[0], need=shown)
     answer = _deed_answer_embedded(heard, (SELL, TEND), embed)
-    chosen = answer.deed.action.name if answer is not None and answer.deed else None
+    chosen = _chosen(answer)
     assert (chosen == "tend") is chooses
 
 
@@ -901,7 +906,7 @@ def test_a_need_surely_shown_leads_an_action_as_near_by_its_words(
     line = "I'm flat broke. Any way a fellow could earn his supper?"
     heard = Heard(line, Act.REQUEST, ask, None, (), (), (), None, axes[0], need=shown)
     answer = _deed_answer_embedded(heard, (SELL, hire), embed)
-    chosen = answer.deed.action.name if answer is not None and answer.deed else None
+    chosen = _chosen(answer)
     assert (chosen == "hire") is chooses
 
 
@@ -1180,7 +1185,7 @@ def test_a_need_met_only_for_declared_choices_is_not_met_for_another(
     line = "can't sleep a wink, need something to put me under"
     heard = Heard(line, Act.SMALL_TALK, talk, None, (), (), (), None, axes[0], need=shown)
     answer = _deed_answer_embedded(heard, (brew,), embed)
-    assert (answer.deed.action.name if answer is not None and answer.deed else None) == chosen
+    assert (_chosen(answer)) == chosen
 
 
 def test_an_order_opened_by_an_actions_own_verb_asks_for_it_but_a_light_verb_names_none() -> None:
@@ -1305,7 +1310,7 @@ def test_a_ware_named_gives_way_to_the_action_meeting_the_need_its_words_are_wel
     line = "might I see the camel at the pens before I decide?"
     heard = Heard(line, Act.OTHER, talk, None, (), (), (), None, axes[0], need=needs)
     answer = _deed_answer_embedded(heard, (sell, showing), embed)
-    chosen = answer.deed.action.name if answer is not None and answer.deed else None
+    chosen = _chosen(answer)
     assert (chosen == "show_camel") is shown, chosen
 
 
@@ -1329,3 +1334,12 @@ def test_a_light_verb_asks_no_price_of_an_action_it_opens() -> None:
     fix = GameAction("fix_implant", "fix a damaged implant", price=120)
     scan = GameAction("run_diagnostic", "run a full diagnostic on someone's implants", price=20)
     assert _pricing("what would it run me to get my arm fixed?", (fix, scan), [0.2, 0.3], []) is fix
+
+
+def test_a_line_that_picks_from_the_stock_buys() -> None:
+    from npc_brain.mind.talk.deeds import _from_stock
+
+    assert _from_stock("one of the cyber eyes, please")
+    assert _from_stock("two of your pies") and _from_stock("a couple of those stims")
+    assert not _from_stock("two of my fingers are broken")
+    assert not _from_stock("the head of the axe is loose")

@@ -91,9 +91,11 @@ from npc_brain.words import (
     DEMONSTRATIVES,
     DETERMINERS,
     NUMBER_WORDS,
+    OF_THE_STOCK,
     PERSONAL,
     POSSESSIVES,
     PREPOSITIONS,
+    QUANTIFIERS,
     YOU,
     all_lemmas,
     lower_words,
@@ -798,15 +800,27 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
     takes the ware, and the line says its verb ("keep a fish pie back for me"), names
     the thing as the speaker's own ("a seal chewed the mesh out of my hand net"), or is
     no order by its deal and asks for one ("hide a fish pie under the counter for
-    me?") and shows no need to buy (_buying). "I'll have one of your fish pies", "we'll
-    need three hand nets" and "need an O2 canister" buy, though keeping one aside,
-    mending nets or finding the missing canisters takes them too."""
+    me?"), shows no need to buy (_buying) and picks none from stock (_from_stock).
+    "I'll have one of your fish pies", "we'll need three hand nets" and "need an O2
+    canister" buy, though keeping one aside, mending nets or finding the missing
+    canisters takes them too."""
     return _takes(action, ware) and (
         _says_verb(heard.text, action)
         or _owned(heard.text, ware)
         or not _an_order(heard)
         and count == 1
         and not _buying(heard)
+        and not _from_stock(heard.text)
+    )
+
+
+def _from_stock(line: str) -> bool:
+    """Whether a line picks some of the wares in the NPC's stock: a number, or "some"
+    or "a few", of the ones there ("one of the cyber eyes", "two of your pies")."""
+    words = lower_words(line)
+    return any(
+        (_number_of(a) is not None or a in QUANTIFIERS) and b == "of" and c in OF_THE_STOCK
+        for a, b, c in zip(words, words[1:], words[2:], strict=False)
     )
 
 

@@ -46,14 +46,17 @@ from npc_brain.words import (
     NEGATIONS,
     PERSONAL,
     PREPOSITIONS,
+    SPEAKERS,
     SUBJECTS,
     UNMARKED_NEGATIONS,
     WH_WORDS,
     YOU,
     all_lemmas,
+    emoted,
     lower_words,
     phrases,
     sentences,
+    spoken,
     tokens,
 )
 
@@ -370,14 +373,11 @@ def aimed(line: str) -> bool:
     ("witch"), or only acts before them in a roleplay emote ("*draws a knife*"). A line
     that does none of these tells of the speaker's own trouble ("Took a goblin's club on my
     sword and now it's bent"), however rough its words."""
-    words = lower_words(_EMOTE.sub(" ", line))  # what is said, not done ("*pulls a pistol*")
-    if not words and _EMOTE.search(line):  # "*draws a knife and lunges at the guard*"
+    words = lower_words(spoken(line))  # what is said, not done ("*pulls a pistol*")
+    if not words and emoted(line):  # "*draws a knife and lunges at the guard*"
         return True
     second = any(w.partition("'")[0] in YOU for w in words)
     return second or len(words) <= AIMED_WORDS or (bool(words) and verb_form(words[0], ("VB",)))
-
-
-_EMOTE = re.compile(r"\*[^*\s][^*]*\*")  # a roleplay action between asterisks
 
 
 AIMED_WORDS = 3  # an insult may be a word or three ("witch", "shut up nerd")
@@ -589,12 +589,9 @@ def denies_leaving(line: str) -> bool:
     return any(
         all_lemmas(word) & LEAVING
         and any(_negation(w) for w in words[max(0, i - 2) : i])
-        and any(w.partition("'")[0] in _SPEAKER for w in words[max(0, i - 4) : i])
+        and any(w.partition("'")[0] in SPEAKERS for w in words[max(0, i - 4) : i])
         for i, word in enumerate(words)
     )
-
-
-_SPEAKER = frozenset(("i", "im", "we"))
 
 
 def _negation(word: str) -> bool:
