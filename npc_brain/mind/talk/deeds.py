@@ -174,11 +174,11 @@ async def deed_answer(scene: Scene) -> Answer | None:
         scene = replace(scene, heard=replace(heard, text=kept, vector=vector))
         heard, line = scene.heard, kept
     stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
-    # a ware named by its head before one only counted by its measure ("five days of
-    # chow ... one pack a day" is of ration packs, not of "a vac suit for a day")
     # not a ware for sale that is only ever the speaker's own ("a can of O2 for my suit")
     named = [o for o in named if not _only_owned_for_sale(actions, line, o[1])]
-    headed = [o for o in named if _head_named(o[1], line)]
+    # a ware named by its head before one only counted by its measure ("five days of
+    # chow ... one pack a day" is of ration packs, not of "a vac suit for a day")
+    headed = [o for o in named if _head_named(o[1], line, stems)]
     orders = headed + [o for o in named if o not in headed and _measure(o[1]) & counts]
     likeness = await _likeness(scene)
     nearest = actions[int(np.argmax(likeness))]
@@ -196,7 +196,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
     hostile = await _answer_threats(scene)
     demanded = max((x for x, h in zip(likeness, hostile, strict=True) if not h), default=-1.0)
     if surely(heard, Act.THREAT) and demanded < MISREAD_THREAT:
-        return await _threatened(scene, likeness)
+        return await _threatened(scene, likeness, hostile)
     # past the threats, no hostile action is granted ("any odd jobs round the tavern?"
     # is near throwing a troublemaker out of the tavern by its words)
     likeness = [-1.0 if h else x for x, h in zip(likeness, hostile, strict=True)]
@@ -325,8 +325,11 @@ def _bidden(line: str, actions: Sequence[GameAction], hostile: Sequence[bool]) -
     """The actions, but answers to threats, whose declared verb opens one of the line's
     sentences or phrases as an order ("clear me out" of clearing a ship to leave)."""
     opening = {stem(w[0]) for p in phrases(line) if (w := lower_words(p)) and imperative(w[0])}
-    opening -= {stem(v) for v in LIGHT_VERBS}  # "give me ..." is no order to give work
+    opening -= _LIGHT  # "give me ..." is no order to give work
     return [a for a, h in zip(actions, hostile, strict=True) if not h and _verbs(a) & opening]
+
+
+_LIGHT = frozenset(stem(v) for v in LIGHT_VERBS)  # as verbs are compared: stemmed
 
 
 def _only_owned_for_sale(actions: Sequence[GameAction], line: str, ware: Ware) -> bool:
@@ -364,7 +367,7 @@ def _pricing(
     }
     said = " ".join(w for i, w in enumerate(words) if i not in modifying)
     saying = [  # not a light verb ("what would it run me" asks no diagnostic run)
-        a for a in actions if not _sells(a) and _says_verb(said, a, LIGHT_VERBS) and _has_price(a)
+        a for a in actions if not _sells(a) and _says_verb(said, a, _LIGHT) and _has_price(a)
     ]
     if len(saying) == 1:  # "how much u want to fix a drone that fried itself?"
         return saying[0]
@@ -630,16 +633,16 @@ def _stems_of(text: str) -> set[str]:
 
 
 def _head(ware: Ware) -> set[str]:
-    """The stems that name a declared ware (_head_words)."""
-    return {stem(word) for word in _head_words(ware)}
+    """The stems that name a declared ware: the heads of all its names (_heads)."""
+    return {stem(word) for word in _heads(ware.names)}
 
 
-def _head_words(ware: Ware) -> set[str]:
-    """The words that name a declared ware, in each of its names: the last word before
-    an aside ("room" of "a room for the night", "net" of "hand net"), and before "of"
-    too ("bottle" and "brandy" of "a bottle of plum brandy")."""
+def _heads(names: Sequence[str]) -> set[str]:
+    """The words that name a thing, in each of its names: the last word before an aside
+    ("room" of "a room for the night", "net" of "hand net"), and before "of" too
+    ("bottle" and "brandy" of "a bottle of plum brandy")."""
     heads = set()
-    for name in ware.names:
+    for name in names:
         words = lower_words(name)
         words = words[: next((i for i, w in enumerate(words) if w in _ASIDE), len(words))]
         parts = [words, words[: words.index("of")]] if "of" in words else [words]
@@ -647,12 +650,12 @@ def _head_words(ware: Ware) -> set[str]:
     return heads
 
 
-def _head_named(ware: Ware, line: str) -> bool:
-    """Whether a line names a ware by a head of its names, or by the head of its label
-    as the last part of a closed compound ("four shoes for my mare" of "a horseshoe")."""
-    label = _head_words(replace(ware, aliases=()))
-    return bool(_head(ware) & _stems_of(line)) or any(
-        names(noun_lemma(word), head) for word in lower_words(line) for head in label
+def _head_named(ware: Ware, line: str, stems: set[str]) -> bool:
+    """Whether a line (its content `stems`) names a ware by a head of its names, or by
+    the head of its label as the last part of a closed compound ("four shoes for my
+    mare" of "a horseshoe")."""
+    return bool(_head(ware) & stems) or any(
+        names(noun_lemma(word), head) for word in lower_words(line) for head in _heads([ware.item])
     )
 
 
@@ -847,12 +850,18 @@ def _owned(line: str, ware: Ware) -> bool:
     """Whether a line names a ware as the speaker's own or another's it speaks of: a
     possessive not the listener's comes before the ware's head ("my hand net", "our
     trawl net"; not "your fish pies")."""
-    words, head = lower_words(line), _head(ware)
-    for i, word in enumerate(words):
-        if stem(word) in head:
-            before = words[max(0, i - OWNER_REACH) : i]
-            return any(w in POSSESSIVES - YOU for w in before)
-    return False
+    return _possessed(line, ware)[:1] == [True]
+
+
+def _possessed(line: str, ware: Ware) -> list[bool]:
+    """For each time a line names a ware's head, whether a possessive not the
+    listener's comes before it (within OWNER_REACH words)."""
+    words, head, mine = lower_words(line), _head(ware), POSSESSIVES - YOU
+    return [
+        bool(mine & set(words[max(0, i - OWNER_REACH) : i]))
+        for i, word in enumerate(words)
+        if stem(word) in head
+    ]
 
 
 OWNER_REACH = 3  # words before a ware's head a possessive may be ("my old hand net")
@@ -861,10 +870,8 @@ OWNER_REACH = 3  # words before a ware's head a possessive may be ("my old hand 
 def _only_owned(line: str, ware: Ware) -> bool:
     """Whether every time a line names a ware's head it is the speaker's own or
     another's ("a can of O2 for my suit"; not "lost my lantern, need a new lantern")."""
-    words, head = lower_words(line), _head(ware)
-    at = [i for i, word in enumerate(words) if stem(word) in head]
-    mine = POSSESSIVES - YOU
-    return bool(at) and all(mine & set(words[max(0, i - OWNER_REACH) : i]) for i in at)
+    possessed = _possessed(line, ware)
+    return bool(possessed) and all(possessed)
 
 
 def _prices_another(line: str, ware: Ware, nearest: GameAction | None) -> bool:
@@ -1041,9 +1048,9 @@ def _promise(line: str, action: GameAction) -> str:
 
 def _says_verb(line: str, action: GameAction, besides: frozenset[str] = frozenset()) -> bool:
     """Whether a line says a verb the action is declared with, in any of its forms
-    ("mend" of mend_net, "shod" of shoe_horse), other than the verbs `besides`."""
+    ("mend" of mend_net, "shod" of shoe_horse), other than the verb stems `besides`."""
     said = {stem(lemma) for w in lower_words(line) if content_word(w) for lemma in all_lemmas(w)}
-    return bool(_verbs(action) & (said | _stems_of(line)) - {stem(v) for v in besides})
+    return bool(_verbs(action) & (said | _stems_of(line)) - besides)
 
 
 def _verbs(action: GameAction) -> set[str]:
@@ -1069,12 +1076,17 @@ def _priced(action: GameAction, arguments: dict[str, str], count: int = 1) -> fl
     return count * each
 
 
-async def _threatened(scene: Scene, likeness: Sequence[float]) -> Answer | None:
-    """Of the declared actions that answer a threat (near enough to one of ANSWERS_TO_A_THREAT),
-    the one nearest the line (`likeness`: each action's cosine to it): a guard arrests
-    one who threatens arson, and fights one who draws a sword."""
+async def _threatened(
+    scene: Scene, likeness: Sequence[float], answering: Sequence[bool] | None = None
+) -> Answer | None:
+    """Of the declared actions that answer a threat (near enough to one of ANSWERS_TO_A_THREAT,
+    unless the caller read them: `answering`), the one nearest the line (`likeness`:
+    each action's cosine to it): a guard arrests one who threatens arson, and fights
+    one who draws a sword."""
     actions = scene.agent.actions
-    hostile = [i for i, answers in enumerate(await _answer_threats(scene)) if answers]
+    if answering is None:
+        answering = await _answer_threats(scene)
+    hostile = [i for i, answers in enumerate(answering) if answers]
     if not hostile:
         return None
     action = actions[max(hostile, key=lambda i: likeness[i])]

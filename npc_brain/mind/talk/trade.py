@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from lemminflect import getAllLemmas, getInflection
 
@@ -57,7 +58,7 @@ class Ware:
         four days' of it; "hauling for one crate": hauling for six crates)."""
         return "'s" in self.item or " one " in self.item
 
-    @property
+    @cached_property  # read for each word of each line
     def words(self) -> frozenset[str]:
         """The item's content words as lemmas ("loaf", "bread")."""
         return lemmas_of(self.item)
@@ -67,14 +68,14 @@ class Ware:
         """What it is called: the item, and the aliases the game declared."""
         return (self.item, *self.aliases)
 
-    @property
+    @cached_property  # read for each word of each line
     def alias_heads(self) -> frozenset[str]:
         """The last content word of each alias, as its lemma ("axe" of "hand axe")."""
         return frozenset(
             words[-1] for alias in self.aliases if (words := [*map(noun_lemma, _contents(alias))])
         )
 
-    @property
+    @cached_property  # read for each word of each line
     def all_words(self) -> frozenset[str]:
         """The content words of all its names as lemmas ("hatchet", "hand", "axe")."""
         return frozenset().union(*(lemmas_of(name) for name in self.names))

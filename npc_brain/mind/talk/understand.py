@@ -159,11 +159,11 @@ class Understanding:
         0.26 of its vote, its phrase "whatever grunt work you've got i'll do it" at 0.54."""
         vote = self.needs.vote(line, vector)
         parts = [p for p in phrases(line) if len(p.split()) >= PHRASE_WORDS]
-        needs = [n for n in sorted(vote.shares, key=vote.shares.__getitem__) if n != Need.NONE]
+        needs = [n for n in vote.shares if n != Need.NONE]
         if len(parts) < 2 or not needs:
             return vote
         vectors = await self._f.embed(parts)
-        label = needs[-1]
+        label = max(needs, key=vote.shares.__getitem__)
         votes = (self.needs.vote(p, v) for p, v in zip(parts, vectors, strict=True))
         surest = max(v.shares.get(label, 0.0) for v in votes)
         if surest < NEED_SURE or surest <= vote.shares.get(label, 0.0):
@@ -478,7 +478,7 @@ def asks_of_the_past(line: str) -> bool:
     text = last_sentence(line)
     words = lower_words(text)
     # its last phrase may ask for something ("bought a boat, can you register it?")
-    asked = [w for p in phrases(text)[-1:] for w in lower_words(p)[:1]]
+    asked = lower_words((phrases(text) or [text])[-1])[:1]
     if not text.endswith("?") or not words or {words[0], *asked} & MODALS:
         return False
     opened = words[0] in WH_WORDS or (
