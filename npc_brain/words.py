@@ -93,6 +93,12 @@ def only_a_noun(word: str) -> bool:
     return word not in CLOSED_CLASS and set(kinds) == {"NOUN"}
 
 
+def verb_only(word: str) -> bool:
+    """Whether a word the dictionary knows can only be a verb ("bottled", "slept"; not
+    "nets", "stims")."""
+    return set(getAllLemmas(word)) == {"VERB"}
+
+
 @lru_cache(maxsize=8192)
 def all_lemmas(word: str) -> frozenset[str]:
     """Every lemma lemminflect knows of a word, whatever its part of speech ("bay":

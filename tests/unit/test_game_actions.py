@@ -1343,3 +1343,75 @@ def test_a_line_that_picks_from_the_stock_buys() -> None:
     assert _from_stock("two of your pies") and _from_stock("a couple of those stims")
     assert not _from_stock("two of my fingers are broken")
     assert not _from_stock("the head of the axe is loose")
+
+
+def _mending(thing: tuple[str, str, float]) -> GameAction:
+    """A priced action in shells that mends one thing."""
+    return _taking_one("mend", "mend a broken tool", thing)
+
+
+def test_a_ware_another_action_takes_is_sold_only_when_the_line_orders_it() -> None:
+    """ "*sets a knife on the bench* bought this off you last spring and the tip snapped"
+    names a knife that the trader sells and mends, and is as near the sale: a line that
+    is no order, shows no need to buy and picks nothing from stock asks for the mending.
+    The same line, ordering, buys."""
+    knife = ("knife", "a knife", 4)
+    sell = _taking_one("sell", "sell one of my wares", ("iron_knife", "an iron knife", 9))
+    mend = _mending(knife)
+    line = "*sets a knife on the bench* bought this off you last spring and the tip snapped"
+    near = {"sell one": 0.52, "mend a broken": 0.49}
+    for deal, chosen in (("other", "mend"), ("order", "sell")):
+        heard = replace(_heard(line, Vote(deal, {deal: 0.94}, "")), act=Act.REQUEST)
+        assert _chosen(_deed_answer(heard, (sell, mend), near)) == chosen
+
+
+CAKED = "pulled the filter and it's caked black, can barely breathe in there"
+
+
+@pytest.mark.parametrize(
+    ("line", "act", "share", "chosen"),
+    [
+        (CAKED, "small_talk", 0.41, "issue"),
+        (CAKED, "small_talk", 0.6, None),
+        ("is the filter caked black again?", "small_talk", 0.41, None),
+        (CAKED, "threat", 0.41, None),
+        ("gimme one of them filters", "small_talk", 0.41, None),
+    ],
+)
+def test_a_trouble_told_of_a_thing_an_action_hands_out_asks_for_it(
+    line: str, act: str, share: float, chosen: str | None
+) -> None:
+    """A statement of unsure act telling of a thing an action hands out and does not
+    sell ("pulled the filter and it's caked black") asks for it, though the line is
+    nearer another action by its words; not a question, a threat, a sure act or a pick
+    from stock."""
+    filters = ("air_filter", "an air filter", 0)
+    issue = _taking_one("issue", "sign a spare part out of the stores", filters)
+    job = GameAction("give_job", "hand the asker a job")
+    vote = Vote(act, {act: share, "request": 1 - share}, "")
+    heard = Heard(line, Act(act), vote, None, (), (), (), None, np.zeros(3, np.float32))
+    near = {"sign a spare": 0.21, "hand the asker": 0.28}
+    assert _chosen(_deed_answer(heard, (job, issue), near)) == chosen
+
+
+def test_a_threat_acted_with_nothing_said_is_sure() -> None:
+    """ "*draws a rusty cleaver and charges at the captain*" is a threat by an unsure
+    vote (0.47): acted, not said, it is a threat for sure; the same vote on words is not."""
+    from npc_brain.mind.talk.understand import threatens
+
+    vote = Vote("threat", {"threat": 0.47, "request": 0.53}, "")
+    acted = "*draws a rusty cleaver and charges at the captain*"
+    said = "draws a rusty cleaver and charges at the captain"
+    for line, sure in ((acted, True), (said, False), (f"{acted} give me the keys", False)):
+        heard = Heard(line, Act.THREAT, vote, None, (), (), (), None, np.zeros(3, np.float32))
+        assert threatens(heard) is sure
+
+
+def test_a_ware_is_not_named_by_a_verb_of_its_head() -> None:
+    """ "whatever you've got bottled" says no "bottle of fever tonic": a word that can
+    only be a verb names no ware by its head; a noun does ("two bottles")."""
+    from npc_brain.mind.talk.deeds import _stems_of
+
+    tonic = Ware("", "a bottle of fever tonic", 9, "coins", 0, "fever_tonic", "sell")
+    assert _head(tonic) & _stems_of("two bottles, please", nouns_only=True)
+    assert not _head(tonic) & _stems_of("whatever you've got bottled", nouns_only=True)

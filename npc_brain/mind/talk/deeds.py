@@ -84,6 +84,7 @@ from npc_brain.mind.talk.understand import (
     shows,
     surely,
     tells_a_story,
+    threatens,
 )
 from npc_brain.mind.talk.wh import Slot, asked_for, wh_opened
 from npc_brain.words import (
@@ -103,6 +104,7 @@ from npc_brain.words import (
     phrases,
     sentences,
     stem,
+    verb_only,
 )
 
 FITS = 0.35  # cosine of a request to an action's description from which it asks for it
@@ -174,11 +176,12 @@ async def deed_answer(scene: Scene) -> Answer | None:
         scene = replace(scene, heard=replace(heard, text=kept, vector=vector))
         heard, line = scene.heard, kept
     stems, counts, named = _stems_of(line), _counted(line), ordered(line, wares)
+    nouns = _stems_of(line, nouns_only=True)
     # not a ware for sale that is only ever the speaker's own ("a can of O2 for my suit")
     named = [o for o in named if not _only_owned_for_sale(actions, line, o[1])]
     # a ware named by its head before one only counted by its measure ("five days of
     # chow ... one pack a day" is of ration packs, not of "a vac suit for a day")
-    headed = [o for o in named if _head_named(o[1], line, stems)]
+    headed = [o for o in named if _head_named(o[1], line, nouns)]
     orders = headed + [o for o in named if o not in headed and _measure(o[1]) & counts]
     likeness = await _likeness(scene)
     nearest = actions[int(np.argmax(likeness))]
@@ -195,7 +198,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
     # you to a duel, captain. Draw your sword." is a threat, as near the attack as 0.6)
     hostile = await _answer_threats(scene)
     demanded = max((x for x, h in zip(likeness, hostile, strict=True) if not h), default=-1.0)
-    if surely(heard, Act.THREAT) and demanded < MISREAD_THREAT:
+    if threatens(heard) and demanded < MISREAD_THREAT:
         return await _threatened(scene, likeness, hostile)
     # past the threats, no hostile action is granted ("any odd jobs round the tavern?"
     # is near throwing a troublemaker out of the tavern by its words)
@@ -225,8 +228,24 @@ async def deed_answer(scene: Scene) -> Answer | None:
     # money for them"; "could I take four of your lobster traps off your hands?" buys)
     wanting = not threat or _an_order(heard)
     plainly = unsure and wanting and bool(orders) and nearest.name == orders[0][1].action
+    # a trouble told of a thing an action hands out or works on, not sells, asks for it
+    # ("pulled the filter and it's caked black, can barely breathe in there")
+    troubled = (
+        unsure
+        and not threat
+        and bool(orders)
+        and heard.act not in _SOCIAL
+        and not a_question(line)
+        and not _from_stock(line)  # "gimme one of them little choppin axes" picks one
+        and not _sells(actions[_selling(actions, orders[0][1])])
+    )
     if orders and (
-        asking or ordering or plainly or max(likeness) >= STRONG_FITS or orders[0][0] > 1
+        asking
+        or ordering
+        or plainly
+        or troubled
+        or max(likeness) >= STRONG_FITS
+        or orders[0][0] > 1
     ):
         # a ware named is bought, unless the line asks for another action on it ("mend
         # my hand net" to one who sells and mends nets, "I'd like to see the boat before
@@ -627,9 +646,12 @@ SERVICE_FITS = 0.4  # cosine of a service to an action's description from which 
 EXAMPLE_LIFT = 0.15
 
 
-def _stems_of(text: str) -> set[str]:
-    """A text's content words as stems."""
-    return {stem(w) for w in lower_words(text) if content_word(w)}
+def _stems_of(text: str, nouns_only: bool = False) -> set[str]:
+    """A text's content words as stems; with `nouns_only`, not those that can only be a
+    verb ("whatever you've got bottled" says no bottle)."""
+    return {
+        stem(w) for w in lower_words(text) if content_word(w) and not (nouns_only and verb_only(w))
+    }
 
 
 def _head(ware: Ware) -> set[str]:
@@ -806,14 +828,17 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
     me?"), shows no need to buy (_buying) and picks none from stock (_from_stock).
     "I'll have one of your fish pies", "we'll need three hand nets" and "need an O2
     canister" buy, though keeping one aside, mending nets or finding the missing
-    canisters takes them too."""
-    return _takes(action, ware) and (
-        _says_verb(heard.text, action)
-        or _owned(heard.text, ware)
-        or not _an_order(heard)
-        and count == 1
-        and not _buying(heard)
-        and not _from_stock(heard.text)
+    canisters takes them too. A sale is asked the other way round: by an order, a need
+    to buy or a pick from stock, never by their lack ("*sets a dagger on the anvil*
+    bought this off you in the spring and the tip snapped" is for the smith to mend)."""
+    if not _takes(action, ware):
+        return False
+    if _says_verb(heard.text, action):
+        return True
+    if _sells(action):
+        return _an_order(heard) or _buying(heard) or _from_stock(heard.text)
+    return _owned(heard.text, ware) or (
+        not _an_order(heard) and count == 1 and not _buying(heard) and not _from_stock(heard.text)
     )
 
 

@@ -48,7 +48,7 @@ from npc_brain.mind.talk.trade import (
     total,
     ware,
 )
-from npc_brain.mind.talk.understand import asks_doing_now, surely
+from npc_brain.mind.talk.understand import asks_doing_now, threatens
 from npc_brain.words import lower_words, sentences
 
 
@@ -109,7 +109,7 @@ async def _small_talk(scene: Scene) -> Answer:
 async def _threat(scene: Scene) -> Answer:
     """A sure threat is met with a warning; a line only likely one (an alarm, a need in
     rough words: "there's a fight in the bar!") with what would calm either."""
-    if surely(scene.heard, Act.THREAT):
+    if threatens(scene.heard):
         return Answer(("There's no call for that.", "Leave me be, or you'll regret it."))
     return Answer(("Easy, now.", "What's this about?"))
 

@@ -317,6 +317,14 @@ def surely(heard: Heard, *acts: Act) -> bool:
     return heard.act in acts and heard.vote.confidence >= SURE
 
 
+def threatens(heard: Heard) -> bool:
+    """Whether a line is surely a threat: by a sure vote, or as a threat acted with
+    nothing said ("*draws a rusty cleaver and charges at the captain*"), which is a deed,
+    not rough words that the vote is unsure of."""
+    acted = heard.act is Act.THREAT and emoted(heard.text) and not lower_words(spoken(heard.text))
+    return surely(heard, Act.THREAT) or acted
+
+
 # A farewell's share from which it ends the talk: 0.4, as sure as the bench's train
 # split's least sure farewell ("good night old man": 0.44) and no less.
 ENDS = 0.4
