@@ -59,6 +59,8 @@ NOT_NAMES = _words(
     "whoa gosh darling honey sweetie buddy folks guys lovely"
 )
 
+RELATIVE_DAYS = _words("today tonight tomorrow yesterday")  # days said from now
+
 # Words that say a thing cannot be had or used for now ("Bay 3 stays sealed", "the east
 # gate closed all day Thursday"), as written: "close" may be "near".
 BARRING = _words("closed shut shutting sealed cancelled canceled forbidden banned barred")

@@ -1415,3 +1415,16 @@ def test_a_ware_is_not_named_by_a_verb_of_its_head() -> None:
     tonic = Ware("", "a bottle of fever tonic", 9, "coins", 0, "fever_tonic", "sell")
     assert _head(tonic) & _stems_of("two bottles, please", nouns_only=True)
     assert not _head(tonic) & _stems_of("whatever you've got bottled", nouns_only=True)
+
+
+def test_an_action_taking_nothing_takes_the_ware_its_description_names() -> None:
+    """ "walk a buyer down to the jetty to look over the Wren" takes no argument, but is
+    about the Wren for sale: a line naming the boat and nearest the showing, no order,
+    is shown it; an order buys it."""
+    sell = _taking_one("sell", "sell one of my wares", ("wren", "the Wren, with her sails", 300))
+    show = GameAction("show", "walk a buyer down to the jetty to look over the Wren")
+    line = "heard the Wren's up for sale. I never pay for a boat I haven't seen myself"
+    near = {"sell one": 0.52, "walk a buyer": 0.54}
+    for deal, chosen in (("other", "show"), ("order", "sell")):
+        heard = replace(_heard(line, Vote(deal, {deal: 0.9}, "")), act=Act.TRADE)
+        assert _chosen(_deed_answer(heard, (sell, show), near)) == chosen

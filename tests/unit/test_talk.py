@@ -381,6 +381,10 @@ def test_a_time_said_of_the_speakers_own_doings_is_not_the_time_asked(tmp_path: 
     assert then.text.startswith("I'm sorry, I can't then."), then.text
     _, wanted_by = said(brain, "halcyon", "osei", "can you mix me a burn salve for Friday?")
     assert not wanted_by.text.startswith("I'm sorry, I can't then."), wanted_by.text
+    # the speaker's own wish, its subject left out, is no promise asked of the NPC
+    wish = "fancy a trip to the belt on Friday at 0900, so look at my arm first please"
+    _, wished = said(brain, "halcyon", "osei", wish)
+    assert not wished.text.startswith("I'm sorry, I can't then."), wished.text
 
 
 def test_a_declared_action_is_not_granted_when_a_memory_bars_it(tmp_path: Path) -> None:

@@ -710,9 +710,12 @@ def _counted(line: str) -> set[str]:
 def _takes(action: GameAction, ware: Ware) -> bool:
     """Whether an action takes a ware as an argument: an option of the same value or
     of all its words ("hand net" to mend of a "hand net" to sell; not "birthday cake"
-    to bake of a "honey cake")."""
+    to bake of a "honey cake"); or, taking none, names it in its description ("walk a
+    buyer down to the slipway to look over the Gull" of "the Gull" for sale)."""
     words = _stems_of(ware.item)
     options = [o for a in action.arguments for o in a.options]
+    if not action.arguments:
+        return bool(_head(ware) & _stems_of(action.description))
     return any(o.value == ware.value or words <= _stems(o) for o in options)
 
 

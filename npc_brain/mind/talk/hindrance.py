@@ -10,13 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from npc_brain.game_actions import ActionOption
-from npc_brain.lexicon import BARRING
+from npc_brain.lexicon import BARRING, RELATIVE_DAYS
 from npc_brain.memory.records import MemoryRecord
-from npc_brain.memory.when import CALENDAR_WORDS, HOUR, Window, anchor
+from npc_brain.memory.when import (
+    CALENDAR_WORDS,
+    HOUR,
+    PARTS_OF_DAY,
+    TIME_NOUNS,
+    Window,
+    anchor,
+    past_tense,
+)
 from npc_brain.mind.talk.answers import key_terms
 from npc_brain.mind.talk.realise import promised
 from npc_brain.mind.talk.scene import Answer, Scene, plans_within, relevant
-from npc_brain.words import DEADLINES, NUMBER_WORDS, clauses, lower_words
+from npc_brain.words import DEADLINES, NUMBER_WORDS, clauses, lower_words, sentences
 
 
 async def hindrance(scene: Scene, recalled: Sequence[MemoryRecord]) -> Answer | None:
@@ -42,16 +50,25 @@ def _asked_when(scene: Scene) -> Window | None:
 
 async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecord | None:
     """A memory that bars what a request asks for: it bears on the line, and one of its
-    clauses names a thing the line asks about (not only a day; with the line's numbers),
+    clauses names a thing the line asks about (not only a time, nor in a sentence of the
+    past; with the line's numbers),
     says it cannot be had (lexicon.BARRING: "sealed", "closed") and holds at the time
     asked (its own day, if it names one, meets the line's; else it holds now): "can I
     dock in bay 3?" with "Bay 3 stays sealed", not "where do I dock?"."""
-    text = scene.heard.text
+    text = _unpast(scene.heard.text)
     asked = key_terms(promised(text) or text) - _CALENDAR_TERMS
     asked -= key_terms(f"{scene.me} {scene.speaker}")
     memories = await relevant(scene, recalled)
     window = _window(scene)
     return next((m for m in memories if _bars(m, asked, text, window)), None)
+
+
+def _unpast(text: str) -> str:
+    """A line without its sentences in the past tense, which tell and ask nothing ("I
+    worked a double next to Bay 3 before they sealed it. I want to know what's going on
+    inside me"); the line when all are."""
+    kept = [s for s in sentences(text) if not past_tense(s)]
+    return " ".join(kept) if kept else text
 
 
 async def barred_options(
@@ -123,7 +140,9 @@ def _numbers(text: str) -> set[int]:
     }
 
 
-_CALENDAR_TERMS = key_terms(" ".join(CALENDAR_WORDS))  # a day alone names no thing asked
+# a time alone names no thing asked ("Good day, Captain. I would like a travel pass" asks
+# nothing the gate "closed all day Thursday" bars)
+_CALENDAR_TERMS = key_terms(" ".join([*CALENDAR_WORDS, *TIME_NOUNS, *PARTS_OF_DAY, *RELATIVE_DAYS]))
 
 
 def _busy_then(scene: Scene) -> MemoryRecord | None:

@@ -27,6 +27,7 @@ from npc_brain.words import (
     PRONOUNS,
     SECOND,
     SUBORDINATORS,
+    WANTING,
     closed_class,
     lower_words,
 )
@@ -521,8 +522,9 @@ def promised(request: str) -> str:
     phrase = re.split(r"[.?!;,]|\s-\s", phrase, maxsplit=1)[0]
     words = [w for w in re.findall(r"[\w'-]+", phrase) if w.lower() != "please"]
     verb = words[0].lower() if words else ""
-    if verb in MODALS or verb not in _lemmas(verb).get("VERB", ()):
-        return ""  # it starts with a verb's base form ("take a look", "shoe my horse")
+    if verb in MODALS or verb in WANTING or verb not in _lemmas(verb).get("VERB", ()):
+        return ""  # it starts with a verb's base form ("take a look", "shoe my horse"), not
+        # one of the speaker's wanting with its subject left out ("fancy casting a line")
     flipped = turned_round(" ".join(words), verb_phrase=True)
     return flipped[:1].lower() + flipped[1:]
 
