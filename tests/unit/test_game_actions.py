@@ -589,21 +589,23 @@ FILL = GameAction(
 
 
 @pytest.mark.parametrize(
-    ("line", "deal", "chosen"),
+    ("line", "deal", "share", "chosen"),
     [
-        ("I'll have one of your water skins for the road.", "order", "sell"),
-        ("Fill my water skin before I go.", "order", "fill_skin"),  # its verb said
-        ("My water skin ran dry halfway across the flats.", "other", "fill_skin"),  # no order
+        ("I'll have one of your water skins for the road.", "order", 0.9, "sell"),
+        ("Fill my water skin before I go.", "order", 0.9, "fill_skin"),  # its verb said
+        ("My water skin ran dry halfway across the flats.", "other", 0.9, "fill_skin"),
+        ("a water skin for the road?", "order", 0.9, "sell"),
+        ("a water skin for the road?", "order", 0.64, "fill_skin"),  # no sure order
     ],
 )
 def test_a_ware_another_action_takes_is_bought_when_ordered_without_that_actions_verb(
-    line: str, deal: str, chosen: str
+    line: str, deal: str, share: float, chosen: str
 ) -> None:
     """Filling a water skin takes the ware sold: nearest the line, it is asked for when
-    the line says its verb or is no order by its deal; an order buys the ware."""
+    the line says its verb or is no sure order by its deal; a sure order buys the ware."""
     vote = Vote("request", {"request": 0.9, "other": 0.1}, "")
     heard = Heard(line, Act.REQUEST, vote, None, (), (), (), None, np.array([1, 0], np.float32))
-    heard = replace(heard, deal=Vote(deal, {deal: 0.9}, ""))
+    heard = replace(heard, deal=Vote(deal, {deal: share, "other": 1 - share}, ""))
     answer = _deed_answer(heard, (SELL, FILL), {FILL.description: 0.55, SELL.description: 0.5})
     assert answer is not None and answer.deed is not None
     assert answer.deed.action.name == chosen

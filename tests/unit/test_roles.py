@@ -17,6 +17,8 @@ from npc_brain.mind.talk.roles import occupation_words, services
         ("runs the boarding house by the harbour", "give you a room for the night"),
         ("the blacksmith of Oakvale, who forges swords", "shoe your horse"),
         ("teaches the village children their letters", "teach you to read"),
+        ("the harbour master of Gullport", "record the sale of your boat in the harbour register"),
+        ("the town's registrar, who keeps the deeds", "write it into the register"),
     ],
 )
 def test_an_occupation_is_asked_what_its_people_are(learned: str, asked: str) -> None:

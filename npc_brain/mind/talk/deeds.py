@@ -220,8 +220,7 @@ async def deed_answer(scene: Scene) -> Answer | None:
     wanted = [w for w in wares if w not in denied]  # not "dont need a room"
     if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wanted, likeness)):
         orders = [(_said_number(line), meant)]
-    deal = heard.deal
-    ordering = deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
+    ordering = _surely_ordered(heard)
     threat = heard.act is Act.THREAT and heard.vote.confidence >= FAINT_THREAT
     # an unsure line naming a ware of the action it is nearest buys it, unless it reads
     # as a threat and no order ("these buns are stale as driftwood, ashamed charging
@@ -827,8 +826,8 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
     """Whether a line asks another action of `count` of a ware it names: the action
     takes the ware, and the line says its verb ("keep a fish pie back for me"), names
     the thing as the speaker's own ("a seal chewed the mesh out of my hand net"), or is
-    no order by its deal and asks for one ("hide a fish pie under the counter for
-    me?"), shows no need to buy (_buying) and picks none from stock (_from_stock).
+    not surely an order by its deal (SURE_ORDER) and asks for one ("save me a fish pie
+    for tonight?"), shows no need to buy (_buying) and picks none from stock.
     "I'll have one of your fish pies", "we'll need three hand nets" and "need an O2
     canister" buy, though keeping one aside, mending nets or finding the missing
     canisters takes them too. A sale is asked the other way round: by an order, a need
@@ -841,8 +840,17 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
     if _sells(action):
         return _an_order(heard) or _buying(heard) or _from_stock(heard.text)
     return _owned(heard.text, ware) or (
-        not _an_order(heard) and count == 1 and not _buying(heard) and not _from_stock(heard.text)
+        not _surely_ordered(heard)
+        and count == 1
+        and not _buying(heard)
+        and not _from_stock(heard.text)
     )
+
+
+def _surely_ordered(heard: Heard) -> bool:
+    """Whether a line's deal is surely an order (SURE_ORDER)."""
+    deal = heard.deal
+    return deal is not None and deal.label == Deal.ORDER and deal.confidence >= SURE_ORDER
 
 
 def _from_stock(line: str) -> bool:
