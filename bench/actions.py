@@ -15,7 +15,7 @@ With --examples, each action is declared with its example lines (examples.json);
 the two passes without actions, which only the latency needs (a tuning run of all five
 tuning splits then takes under a minute on 2 cores).
 
-    python -m bench.actions [--split test|train|dev|dev2|fresh|...|fresh9|all,...]
+    python -m bench.actions [--split test|train|dev|dev2|fresh|...|fresh10|all,...]
                             [--examples] [--aliases] [--no-baseline] [--out results.json]
 """
 
@@ -290,7 +290,7 @@ def rows(split: str = "test") -> list[Row]:
     # is); fresh after the first tuning, fresh2 before the deals classifier
     # (data/deals.tsv), dev before ultimatums were read, dev2 before actions that stand
     # out were, fresh4 and fresh5 in stop 59, fresh6 and fresh7 in stop 60, fresh8 in
-    # stop 61 (all nine tuned on since), fresh9 in stop 61 (held out, as fresh3 is); and
+    # stop 61 and fresh10 (all ten tuned on since), fresh9 in stop 61 (held out, as fresh3 is); and
     # the test split again, each action declared with the example lines a game's writer
     # gave it (examples.json), and each option with its aliases (aliases.json)
     names = (
@@ -305,6 +305,7 @@ def rows(split: str = "test") -> list[Row]:
         "fresh6",
         "fresh7",
         "fresh8",
+        "fresh10",
     )
     fresh = {f"{n} split": summary(asyncio.run(run(n))) for n in names}
     fresh[f"{split} split, with example lines"] = summary(asyncio.run(run(split, True)))
@@ -405,6 +406,7 @@ SPLITS = (
     "fresh7",
     "fresh8",
     "fresh9",
+    "fresh10",
     "all",
 )
 

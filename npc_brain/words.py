@@ -150,6 +150,9 @@ PREPOSITIONS = _words("to for with at by from of on in into onto about over unde
 CONJUNCTIONS = _words("and or but so because when while if then that who which where whether")
 CLAUSE_WORDS = CONJUNCTIONS | _words("although though after before since until as once")
 COORDINATORS = _words("and or but then")
+# "for me and ...", as players type it ("one fer me an' one fer the lad", "me n my mates")
+FOR_SAID = _words("for fer")
+AND_SAID = _words("and an n &")
 SUBORDINATORS = CLAUSE_WORDS - COORDINATORS  # 'because ..', 'once ..': a clause of its own
 PLACE_PREPOSITIONS = _words("at in on into onto near over under from")
 PERSONAL = _words("i me my we us our you your it they them their he him his she her")
@@ -166,6 +169,7 @@ SECOND = ("you", "you", "your", "yours", "yourself")
 # "You" as players type it ("u ok?", "ya want some?", "ur boat", "yer ale").
 YOU = frozenset((*SECOND, "u", "ya", "ur", "yer"))
 INDEFINITE = _words("anything something anyone someone")
+SOMEBODY = _words("somebody someone anybody anyone nobody everybody everyone")  # a subject
 CAUSAL = _words("because since due cause 'cause so")  # "because my knees", "due to"
 # Markers of a situation put as a supposition ("if", "suppose a dragon came", "would").
 CONDITIONAL = _words("if suppose supposing imagine would 'd")

@@ -1430,3 +1430,41 @@ def test_an_action_taking_nothing_takes_the_ware_its_description_names() -> None
     for deal, chosen in (("other", "show"), ("order", "sell")):
         heard = replace(_heard(line, Vote(deal, {deal: 0.9}, "")), act=Act.TRADE)
         assert _chosen(_deed_answer(heard, (sell, show), near)) == chosen
+
+
+@pytest.mark.parametrize(
+    ("line", "many"),
+    [
+        ("round of ale for me n my 2 mates", 3),
+        ("one bowl of that stew for me and one each for my two mates", 3),
+        ("two pints, barkeep! one fer me an one fer the lad", 2),
+        ("a bed for me and my horse", 1),  # who, not how many
+        ("a pie for the missus", 1),
+    ],
+)
+def test_a_round_is_counted_by_whom_it_is_for(line: str, many: int) -> None:
+    """ "for me and my two mates" orders three; "one for me and one for the lad", two."""
+    from npc_brain.mind.talk.trade import party
+
+    assert party(line) == many
+
+
+def test_a_round_for_a_party_is_sold_by_its_count() -> None:
+    heard = _heard("a coil of rope for me and my two mates", Vote("order", {"order": 0.9}, ""))
+    answer = _deed_answer(heard, (SELL,))
+    assert answer is not None and answer.deed is not None
+    assert answer.deed.arguments == {"item": "rope", "count": "3"}
+
+
+def test_a_line_saying_the_sales_verb_buys_one_of_the_same_name_another_action_takes() -> None:
+    """ "sell me one of your drones?" to one who mends "a broken drone" and sells "a
+    rebuilt repair drone" buys the rebuilt one, though the mending's label is nearer."""
+    sell = _taking_one(
+        "sell", "sell one of my wares", ("rebuilt_drone", "a rebuilt repair drone", 80)
+    )
+    mend = _mending(("drone", "a broken drone", 15))
+    heard = replace(_heard("sell me one of your drones?"), act=Act.REQUEST)
+    near = {"sell one": 0.63, "mend a broken": 0.51}
+    answer = _deed_answer(heard, (sell, mend), near)
+    assert answer is not None and answer.deed is not None
+    assert (answer.deed.action.name, answer.deed.arguments) == ("sell", {"item": "rebuilt_drone"})

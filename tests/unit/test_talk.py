@@ -569,6 +569,10 @@ def test_a_line_asking_what_the_npc_is_doing_is_answered_so_whatever_act_it_is_n
         ("waive my docking fees or I ram your hull", "or I ram your hull"),
         ("Fifty credits, or your depot has an accident.", "or your depot has an accident."),
         ("Hand it over, or else", "or else"),
+        (
+            "Pay me today, or somebody finds you in the river.",
+            "or somebody finds you in the river.",
+        ),
         ("Tea or coffee?", None),
         ("one or two loaves please", None),
         ("Is it free or do I pay?", None),

@@ -66,6 +66,7 @@ from npc_brain.mind.talk.trade import (
     noun_lemma,
     offered,
     ordered,
+    party,
     price_of,
     total,
     unwanted,
@@ -220,6 +221,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
     wanted = [w for w in wares if w not in denied]  # not "dont need a room"
     if not orders and (asking or unsure) and (meant := await _ware_meant(scene, wanted, likeness)):
         orders = [(_said_number(line), meant)]
+    if orders and orders[0][0] == 1 and (many := party(line)) > 1:  # "for me n my 2 mates"
+        orders = [(many, orders[0][1]), *orders[1:]]
     ordering = _surely_ordered(heard)
     threat = heard.act is Act.THREAT and heard.vote.confidence >= FAINT_THREAT
     # an unsure line naming a ware of the action it is nearest buys it, unless it reads
@@ -833,17 +836,28 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
     canisters takes them too. A sale is asked the other way round: by an order, a need
     to buy or a pick from stock, never by their lack ("*sets a dagger on the anvil*
     bought this off you in the spring and the tip snapped" is for the smith to mend)."""
+    if _sells(action):  # one of its own of the same name ("sell me one of your drones")
+        if not _sells_alike(action, ware):
+            return False
+        ordering = _an_order(heard) or _buying(heard) or _from_stock(heard.text)
+        return ordering or _says_verb(heard.text, action)
     if not _takes(action, ware):
         return False
     if _says_verb(heard.text, action):
         return True
-    if _sells(action):
-        return _an_order(heard) or _buying(heard) or _from_stock(heard.text)
     return _owned(heard.text, ware) or (
         not _surely_ordered(heard)
         and count == 1
         and not _buying(heard)
         and not _from_stock(heard.text)
+    )
+
+
+def _sells_alike(action: GameAction, ware: Ware) -> bool:
+    """Whether a selling action sells the ware, or one of the same head ("a refurbished
+    repair drone" of "a broken drone" to mend)."""
+    return _takes(action, ware) or any(
+        _head(ware) & {stem(w) for w in _heads([o.said, *o.aliases])} for o in action.items
     )
 
 

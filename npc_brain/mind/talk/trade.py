@@ -20,8 +20,10 @@ from npc_brain.memory.records import MemoryRecord
 from npc_brain.mind.talk.answers import content_word
 from npc_brain.mind.talk.realise import join_clauses, sentence
 from npc_brain.words import (
+    AND_SAID,
     COUNTING_WORDS,
     DETERMINERS,
+    FOR_SAID,
     FUNCTION_WORDS,
     MODALS,
     NEGATIONS,
@@ -213,6 +215,32 @@ QUANTITY_REACH = (
 )
 # "six of the buns", "half a dozen of them buns", "three of your pots"
 _OF_THE = DETERMINERS | POSSESSIVES | {"them"}
+
+
+def party(line: str) -> int:
+    """How many a line orders for, counting who it names after "for me and": the number
+    it says of them and the speaker ("a round for me n my 2 mates": 3, "one for me and
+    one each for my two mates": 3), or one more for "one for ..." ("one fer me an' one
+    fer the lad": 2); 1 when it names nobody so."""
+    words = lower_words(line)
+    at = next(
+        (i for i in range(len(words) - 2) if words[i] in FOR_SAID and words[i + 1] == "me"), None
+    )
+    if at is None or words[at + 2] not in AND_SAID:
+        return 1
+    rest = words[at + 3 : at + 3 + PARTY_REACH]
+    counted = [n for w in rest if (n := _counting(w)) > 1]
+    if counted:
+        return counted[0] + 1
+    return 2 if len(rest) > 1 and rest[0] == "one" and rest[1] in FOR_SAID else 1
+
+
+PARTY_REACH = 5  # words after "for me and" that may count the others ("one each for my two")
+
+
+def _counting(word: str) -> int:
+    """The number a word says in digits or words, 0 when none."""
+    return int(word) if word.isdecimal() else NUMBER_WORDS.get(word, 0)
 
 
 def halved(words: Sequence[str], i: int, number: int) -> int:

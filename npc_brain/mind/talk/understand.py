@@ -46,6 +46,7 @@ from npc_brain.words import (
     NEGATIONS,
     PERSONAL,
     PREPOSITIONS,
+    SOMEBODY,
     SPEAKERS,
     SUBJECTS,
     UNMARKED_NEGATIONS,
@@ -579,9 +580,9 @@ def imperative(word: str) -> bool:
 
 def _clause_opening(word: str) -> bool:
     """Whether a word opens a clause of its own after "or": a subject ("I", "your
-    depot", "this office", "there") or "else"."""
+    depot", "this office", "there", "somebody") or "else"."""
     bare = _bare(word)
-    return bare in PERSONAL or bare in DETERMINERS or bare in ("there", "else")
+    return bare in PERSONAL | DETERMINERS | SOMEBODY or bare in ("there", "else")
 
 
 def last_sentence(line: str) -> str:
