@@ -289,10 +289,10 @@ def rows(split: str = "test") -> list[Row]:
     # written by ones who had not read the code: fresh3 in stop 56 (held out, as test
     # is); fresh after the first tuning, fresh2 before the deals classifier
     # (data/deals.tsv), dev before ultimatums were read, dev2 before actions that stand
-    # out were, fresh4 and fresh5 in stop 59, fresh6 and fresh7 in stop 60, fresh8 in
-    # stop 61 and fresh10 (all ten tuned on since), fresh9 in stop 61 (held out, as fresh3 is); and
-    # the test split again, each action declared with the example lines a game's writer
-    # gave it (examples.json), and each option with its aliases (aliases.json)
+    # out were, fresh4 and fresh5 in stop 59, fresh6 and fresh7 in stop 60, fresh8 and
+    # fresh10 in stop 61 (all ten tuned on since); fresh9 in stop 61 (held out, as fresh3
+    # is); and the test split again, each action declared with the example lines a
+    # game's writer gave it (examples.json), and each option with its aliases
     names = (
         "fresh3",
         "fresh9",
