@@ -1468,3 +1468,35 @@ def test_a_line_saying_the_sales_verb_buys_one_of_the_same_name_another_action_t
     answer = _deed_answer(heard, (sell, mend), near)
     assert answer is not None and answer.deed is not None
     assert (answer.deed.action.name, answer.deed.arguments) == ("sell", {"item": "rebuilt_drone"})
+
+
+@pytest.mark.parametrize(
+    ("line", "chosen"),
+    [
+        ("brew me a love potion for the miller's daughter", None),  # no ailment of hers
+        ("brew me a remedy, quick", "brew"),  # the action's own thing, which is left open
+        ("brew me something for this cough", "brew"),  # a choice named
+    ],
+)
+def test_a_thing_asked_that_is_none_of_an_actions_choices_is_told_them(
+    line: str, chosen: str | None
+) -> None:
+    """A request nearest brewing to order for a cough or a fever, asking it for a thing
+    that is neither choice, nor the ailment nor a remedy, chooses nothing and is told
+    the choices; a request that names one, or leaves it open, is granted."""
+    cough, fever = ActionOption("cough", "a cough"), ActionOption("fever", "a fever")
+    brew = GameAction(
+        "brew",
+        "brew a remedy to order for an ailment",
+        (ActionArgument("ailment", ArgumentType.CHOICE, (cough, fever)),),
+        price=3,
+        currency="shells",
+    )
+    heard = replace(_heard(line), act=Act.REQUEST)
+    answer = _deed_answer(heard, (SELL, brew), {"brew a": 0.6, "sell one": 0.2})
+    assert _chosen(answer) == chosen
+    if chosen is None:
+        assert answer is not None
+        assert answer.sentences == (
+            "I can brew a remedy to order for an ailment: a cough or a fever.",
+        )

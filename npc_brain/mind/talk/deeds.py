@@ -308,6 +308,8 @@ async def deed_answer(scene: Scene) -> Answer | None:
             return Answer((said,), (said,), answered=True)
         if await _option_meant(scene, item.options) is None:  # "fix the wheel?" to a smith
             return _which(best, item)
+    if best is not None and (choice := await _other_choice(scene, best)) is not None:
+        return _choices(best, choice)  # "brew me a love potion" to one who brews remedies
     if best is not None:
         return await _granted(scene, best)
     if offers := _meeting(actions, serving):  # "rattler got me on the ankle" to a doctor
@@ -939,6 +941,34 @@ def _priced_unnamed(scene: Scene, action: GameAction) -> ActionArgument | None:
     if item is None or len(item.options) < 2 or not any(o.price for o in item.options):
         return None
     return None if item.name in _named(scene, action) else item
+
+
+async def _other_choice(scene: Scene, action: GameAction) -> ActionArgument | None:
+    """The CHOICE argument of several options whose place the thing a request asks the
+    action for takes, when that thing is none of them: no option is named or meant, and
+    the nouns of what is asked ("brew me a love potion for the miller's daughter") say
+    none of the options, the argument, or the action's own words ("brew a remedy to
+    order for an ailment": a cough, a stomach ache or a headache)."""
+    asked = lower_words(promised(scene.heard.text))[1:]  # past the verb
+    nouns = {stem(w) for w in asked if content_word(w) and not verb_only(w)}
+    for argument in action.arguments:
+        if argument.type is not ArgumentType.CHOICE or len(argument.options) < 2 or not nouns:
+            continue
+        own = _stems_of(f"{argument.name.replace('_', ' ')} {action.description}")
+        if nouns & (own | {s for o in argument.options for s in _stems(o)}):
+            continue
+        if not await _for_one_of(scene, action):
+            return argument
+    return None
+
+
+def _choices(action: GameAction, choice: ActionArgument) -> Answer:
+    """What an action is done for, said as the choices a request asked for none of ("I
+    can brew a remedy to order for a cough, a stomach ache or a headache."): nothing
+    chosen."""
+    options = join_clauses([o.said for o in choice.options], "or")
+    said = sentence(f"I can {_to_you(action.description)}: {options}")
+    return Answer((said,), (action.description,), answered=True)
 
 
 def _which(action: GameAction, item: ActionArgument) -> Answer:
