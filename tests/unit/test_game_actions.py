@@ -1291,7 +1291,8 @@ def test_a_ware_named_gives_way_to_the_action_meeting_the_need_its_words_are_wel
     sell = GameAction(
         "sell", "sell animals", (ActionArgument("item", ArgumentType.ITEM, (camel,)),)
     )
-    showing = GameAction("show_camel", "walk a buyer to the pens to look over the camel")
+    # the stock, not the camel: an action that names the ware takes it (tested apart)
+    showing = GameAction("show_camel", "walk a buyer to the pens to look over the stock")
     axes = np.eye(5, dtype=np.float32)
     inspecting = set(need_services()[Need.INSPECT])
 
