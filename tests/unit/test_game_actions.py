@@ -1152,6 +1152,16 @@ def test_what_a_line_says_it_does_not_want_is_left_out_of_its_meaning() -> None:
     assert wanted_part("got no water skin, need one", wares) == "got no water skin, need one"
 
 
+COUGH = ActionOption("cough", "a cough")
+BREW = GameAction(  # to order, for one of two ailments
+    "brew",
+    "brew a remedy to order for an ailment",
+    (ActionArgument("ailment", ArgumentType.CHOICE, (COUGH, ActionOption("fever", "a fever"))),),
+    price=3,
+    currency="shells",
+)
+
+
 @pytest.mark.parametrize(("meant", "chosen"), [(False, None), (True, "brew")])
 def test_a_need_met_only_for_declared_choices_is_not_met_for_another(
     meant: bool, chosen: str | None
@@ -1162,13 +1172,7 @@ def test_a_need_met_only_for_declared_choices_is_not_met_for_another(
     line that means one of the choices does."""
     from npc_brain.mind.talk.deeds import need_services
 
-    cough, fever = ActionOption("cough", "a cough"), ActionOption("fever", "a fever")
-    brew = GameAction(
-        "brew",
-        "brew a remedy to order for an ailment",
-        (ActionArgument("ailment", ArgumentType.CHOICE, (cough, fever)),),
-        price=3,
-    )
+    brew, cough = BREW, COUGH
     axes = np.eye(4, dtype=np.float32)
     healing = {*need_services()[Need.ILLNESS], brew.description}
 
@@ -1485,16 +1489,8 @@ def test_a_thing_asked_that_is_none_of_an_actions_choices_is_told_them(
     """A request nearest brewing to order for a cough or a fever, asking it for a thing
     that is neither choice, nor the ailment nor a remedy, chooses nothing and is told
     the choices; a request that names one, or leaves it open, is granted."""
-    cough, fever = ActionOption("cough", "a cough"), ActionOption("fever", "a fever")
-    brew = GameAction(
-        "brew",
-        "brew a remedy to order for an ailment",
-        (ActionArgument("ailment", ArgumentType.CHOICE, (cough, fever)),),
-        price=3,
-        currency="shells",
-    )
     heard = replace(_heard(line), act=Act.REQUEST)
-    answer = _deed_answer(heard, (SELL, brew), {"brew a": 0.6, "sell one": 0.2})
+    answer = _deed_answer(heard, (SELL, BREW), {"brew a": 0.6, "sell one": 0.2})
     assert _chosen(answer) == chosen
     if chosen is None:
         assert answer is not None
