@@ -28,7 +28,7 @@ Sections (all but realtime by default; a full run takes about 10 minutes on 2 co
 - long-memory (only with --only long-memory: about a minute): retrieval in a month of six
   NPCs' mostly routine memories (bench/data/long_memory, test split), hybrid against the
   paper's formula, relevance alone and BM25: hit@10 per category (bench/long_memory.py).
-- actions (only with --only actions: about six minutes): game actions chosen in
+- actions (only with --only actions: about eight minutes): game actions chosen in
   conversation on labelled requests, trades and threats to the player-talk settings' NPCs
   (bench/data/actions, test split): the right action or none, words that contradict the
   choice, a reported sale told back, and a reply's extra latency with actions declared
