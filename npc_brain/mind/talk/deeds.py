@@ -964,8 +964,8 @@ async def _other_choice(scene: Scene, action: GameAction) -> ActionArgument | No
 
 def _choices(action: GameAction, choice: ActionArgument) -> Answer:
     """What an action is done for, said as the choices a request asked for none of ("I
-    can brew a remedy to order for a cough, a stomach ache or a headache."): nothing
-    chosen."""
+    can brew a remedy to order for an ailment: a cough, a stomach ache or a headache."):
+    nothing chosen."""
     options = join_clauses([o.said for o in choice.options], "or")
     said = sentence(f"I can {_to_you(action.description)}: {options}")
     return Answer((said,), (action.description,), answered=True)

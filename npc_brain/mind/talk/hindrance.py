@@ -51,10 +51,10 @@ def _asked_when(scene: Scene) -> Window | None:
 async def _barred(scene: Scene, recalled: Sequence[MemoryRecord]) -> MemoryRecord | None:
     """A memory that bars what a request asks for: it bears on the line, and one of its
     clauses names a thing the line asks about (not only a time, nor in a sentence of the
-    past; with the line's numbers),
-    says it cannot be had (lexicon.BARRING: "sealed", "closed") and holds at the time
-    asked (its own day, if it names one, meets the line's; else it holds now): "can I
-    dock in bay 3?" with "Bay 3 stays sealed", not "where do I dock?"."""
+    past; with the line's numbers), says it cannot be had (lexicon.BARRING: "sealed",
+    "closed") and holds at the time asked (its own day, if it names one, meets the
+    line's; else it holds now): "can I dock in bay 3?" with "Bay 3 stays sealed", not
+    "where do I dock?"."""
     text = _unpast(scene.heard.text)
     asked = key_terms(promised(text) or text) - _CALENDAR_TERMS
     asked -= key_terms(f"{scene.me} {scene.speaker}")
