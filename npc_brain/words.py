@@ -222,6 +222,11 @@ def emoted(text: str) -> bool:
     return bool(_EMOTE.search(text))
 
 
+def only_acted(text: str) -> bool:
+    """Whether a line acts in a roleplay emote and says nothing ("*draws a knife*")."""
+    return emoted(text) and not lower_words(spoken(text))
+
+
 _EMOTE = re.compile(r"\*[^*\s][^*]*\*")
 
 

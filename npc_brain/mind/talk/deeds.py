@@ -546,13 +546,22 @@ async def _for_one_of(scene: Scene, action: GameAction) -> bool:
     only for the choices declared is not met for another: "i need something to put me
     under at night" shows an illness, and is no cough, stomach ache or headache that
     the herbalist brews a remedy for."""
-    for argument in action.arguments:
-        if argument.type is not ArgumentType.CHOICE or len(argument.options) < 2:
-            continue
-        said = _options_named(argument, _stems_of(scene.heard.text), scene.heard.text)
-        if not said and await _option_meant(scene, argument.options) is None:
+    for argument in _choice_arguments(action):
+        if not await _chosen_in(scene, argument):
             return False
     return True
+
+
+def _choice_arguments(action: GameAction) -> list[ActionArgument]:
+    """An action's CHOICE arguments that offer several options."""
+    return [a for a in action.arguments if a.type is ArgumentType.CHOICE and len(a.options) > 1]
+
+
+async def _chosen_in(scene: Scene, argument: ActionArgument) -> bool:
+    """Whether the line names or means (_option_meant) one of an argument's options."""
+    if _options_named(argument, _stems_of(scene.heard.text), scene.heard.text):
+        return True
+    return await _option_meant(scene, argument.options) is not None
 
 
 def _meeting(
@@ -660,7 +669,12 @@ def _stems_of(text: str, nouns_only: bool = False) -> set[str]:
 
 def _head(ware: Ware) -> set[str]:
     """The stems that name a declared ware: the heads of all its names (_heads)."""
-    return {stem(word) for word in _heads(ware.names)}
+    return _head_stems(ware.names)
+
+
+def _head_stems(names: Sequence[str]) -> set[str]:
+    """The stems of the heads of a thing's names (_heads)."""
+    return {stem(word) for word in _heads(names)}
 
 
 def _heads(names: Sequence[str]) -> set[str]:
@@ -716,10 +730,10 @@ def _takes(action: GameAction, ware: Ware) -> bool:
     of all its words ("hand net" to mend of a "hand net" to sell; not "birthday cake"
     to bake of a "honey cake"); or, taking none, names it in its description ("walk a
     buyer down to the slipway to look over the Gull" of "the Gull" for sale)."""
-    words = _stems_of(ware.item)
-    options = [o for a in action.arguments for o in a.options]
     if not action.arguments:
         return bool(_head(ware) & _stems_of(action.description))
+    words = _stems_of(ware.item)
+    options = [o for a in action.arguments for o in a.options]
     return any(o.value == ware.value or words <= _stems(o) for o in options)
 
 
@@ -858,8 +872,9 @@ def _said_of(heard: Heard, action: GameAction, count: int, ware: Ware) -> bool:
 def _sells_alike(action: GameAction, ware: Ware) -> bool:
     """Whether a selling action sells the ware, or one of the same head ("a refurbished
     repair drone" of "a broken drone" to mend)."""
+    head = _head(ware)
     return _takes(action, ware) or any(
-        _head(ware) & {stem(w) for w in _heads([o.said, *o.aliases])} for o in action.items
+        head & _head_stems([o.said, *o.aliases]) for o in action.items
     )
 
 
@@ -950,14 +965,14 @@ async def _other_choice(scene: Scene, action: GameAction) -> ActionArgument | No
     none of the options, the argument, or the action's own words ("brew a remedy to
     order for an ailment": a cough, a stomach ache or a headache)."""
     asked = lower_words(promised(scene.heard.text))[1:]  # past the verb
-    nouns = {stem(w) for w in asked if content_word(w) and not verb_only(w)}
-    for argument in action.arguments:
-        if argument.type is not ArgumentType.CHOICE or len(argument.options) < 2 or not nouns:
-            continue
+    nouns = _stems_of(" ".join(asked), nouns_only=True)
+    if not nouns:
+        return None
+    for argument in _choice_arguments(action):
         own = _stems_of(f"{argument.name.replace('_', ' ')} {action.description}")
         if nouns & (own | {s for o in argument.options for s in _stems(o)}):
             continue
-        if not await _for_one_of(scene, action):
+        if not await _chosen_in(scene, argument):
             return argument
     return None
 

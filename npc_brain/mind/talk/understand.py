@@ -53,8 +53,8 @@ from npc_brain.words import (
     WH_WORDS,
     YOU,
     all_lemmas,
-    emoted,
     lower_words,
+    only_acted,
     phrases,
     sentences,
     spoken,
@@ -322,8 +322,7 @@ def threatens(heard: Heard) -> bool:
     """Whether a line is surely a threat: by a sure vote, or as a threat acted with
     nothing said ("*draws a rusty cleaver and charges at the captain*"), which is a deed,
     not rough words that the vote is unsure of."""
-    acted = heard.act is Act.THREAT and emoted(heard.text) and not lower_words(spoken(heard.text))
-    return surely(heard, Act.THREAT) or acted
+    return surely(heard, Act.THREAT) or heard.act is Act.THREAT and only_acted(heard.text)
 
 
 # A farewell's share from which it ends the talk: 0.4, as sure as the bench's train
@@ -382,9 +381,9 @@ def aimed(line: str) -> bool:
     ("witch"), or only acts before them in a roleplay emote ("*draws a knife*"). A line
     that does none of these tells of the speaker's own trouble ("Took a goblin's club on my
     sword and now it's bent"), however rough its words."""
-    words = lower_words(spoken(line))  # what is said, not done ("*pulls a pistol*")
-    if not words and emoted(line):  # "*draws a knife and lunges at the guard*"
+    if only_acted(line):  # "*draws a knife and lunges at the guard*"
         return True
+    words = lower_words(spoken(line))  # what is said, not done ("*pulls a pistol*")
     second = any(w.partition("'")[0] in YOU for w in words)
     return second or len(words) <= AIMED_WORDS or (bool(words) and verb_form(words[0], ("VB",)))
 
